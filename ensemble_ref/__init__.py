@@ -1,0 +1,21 @@
+"""ensemble_ref: the reference implementation behind *Ensembles, Verified*.
+
+Each algorithm lives in its own module, named after the method, and mirrors the
+book's pseudo-code and notation. Estimators follow scikit-learn's API.
+"""
+
+from ._base import NotFittedError
+from .bootstrap import bootstrap_indices, oob_fraction_exact, oob_gap_bound, oob_mask
+from .claims import ClaimError, Claims
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "NotFittedError",
+    "Claims",
+    "ClaimError",
+    "bootstrap_indices",
+    "oob_fraction_exact",
+    "oob_gap_bound",
+    "oob_mask",
+]

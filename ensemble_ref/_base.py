@@ -1,0 +1,152 @@
+"""Minimal scikit-learn-compatible estimator base classes.
+
+scikit-learn is not a run-time dependency of :mod:`ensemble_ref`, so the
+parameter handling that :func:`sklearn.base.clone`, ``GridSearchCV`` and
+``Pipeline`` rely on is reimplemented here in a few lines: every estimator
+stores its constructor arguments unchanged as attributes of the same name,
+and ``get_params`` reads them back from the ``__init__`` signature.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+import numpy as np
+
+__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin", "NotFittedError"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """Raised when ``predict`` (or similar) is called before ``fit``.
+
+    It subclasses both ``ValueError`` and ``AttributeError``, like
+    :class:`sklearn.exceptions.NotFittedError`.
+    """
+
+
+class BaseEstimator:
+    """Parameter handling shared by every estimator in :mod:`ensemble_ref`."""
+
+    @classmethod
+    def _get_param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name
+            for name, p in signature.parameters.items()
+            if name != "self" and p.kind != p.VAR_KEYWORD
+        )
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Return the constructor parameters (and nested ones when ``deep``)."""
+        params: dict[str, Any] = {}
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            if deep and hasattr(value, "get_params") and not isinstance(value, type):
+                for sub_name, sub_value in value.get_params(deep=True).items():
+                    params[f"{name}__{sub_name}"] = sub_value
+            params[name] = value
+        return params
+
+    def set_params(self, **params: Any) -> "BaseEstimator":
+        """Set parameters; ``name__sub`` sets ``sub`` on the nested estimator ``name``."""
+        valid = self._get_param_names()
+        nested: dict[str, dict[str, Any]] = {}
+        for key, value in params.items():
+            name, _, sub = key.partition("__")
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}; "
+                    f"valid parameters are {valid}."
+                )
+            if sub:
+                nested.setdefault(name, {})[sub] = value
+            else:
+                setattr(self, name, value)
+        for name, sub_params in nested.items():
+            getattr(self, name).set_params(**sub_params)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = {
+            name: p.default
+            for name, p in inspect.signature(type(self).__init__).parameters.items()
+        }
+        changed = []
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            default = defaults.get(name, inspect.Parameter.empty)
+            same = value is default or (
+                not hasattr(value, "get_params")
+                and not isinstance(value, np.ndarray)
+                and _safe_equal(value, default)
+            )
+            if not same:
+                changed.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(changed)})"
+
+    def _check_is_fitted(self, attribute: str) -> None:
+        if not hasattr(self, attribute):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet; call 'fit' "
+                "with appropriate arguments before using this estimator."
+            )
+
+    # scikit-learn >= 1.6 reads estimator tags through this method.
+    def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn
+        from sklearn.utils import Tags, TargetTags
+
+        return Tags(estimator_type=None, target_tags=TargetTags(required=True))
+
+
+def _safe_equal(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001 - objects whose == is not a bool
+        return False
+
+
+class ClassifierMixin:
+    """``score`` as mean accuracy, and the classifier tag scikit-learn reads."""
+
+    _estimator_type = "classifier"
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Mean accuracy of ``self.predict(X)`` against ``y`` (optionally weighted)."""
+        y = np.asarray(y)
+        correct = self.predict(X) == y
+        if sample_weight is None:
+            return float(np.mean(correct))
+        return float(np.average(correct, weights=np.asarray(sample_weight, dtype=float)))
+
+    def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn
+        from sklearn.utils import ClassifierTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "classifier"
+        tags.classifier_tags = ClassifierTags()
+        return tags
+
+
+class RegressorMixin:
+    """``score`` as the coefficient of determination R^2."""
+
+    _estimator_type = "regressor"
+
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """R^2 of ``self.predict(X)`` against ``y`` (optionally weighted)."""
+        y = np.asarray(y, dtype=float)
+        w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+        residual = np.sum(w * (y - self.predict(X)) ** 2)
+        total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
+        if total == 0.0:
+            return 1.0 if residual == 0.0 else 0.0
+        return float(1.0 - residual / total)
+
+    def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn
+        from sklearn.utils import RegressorTags
+
+        tags = super().__sklearn_tags__()
+        tags.estimator_type = "regressor"
+        tags.regressor_tags = RegressorTags()
+        return tags

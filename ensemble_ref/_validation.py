@@ -1,0 +1,215 @@
+"""Input validation shared by every public function and estimator.
+
+Each check raises ``TypeError`` or ``ValueError`` with a message that names the
+offending parameter and the values it accepts, so that a student's mistake is
+reported where it is made instead of surfacing later as a NaN.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_array",
+    "check_X_y",
+    "check_sample_weight",
+    "check_random_state",
+    "check_int",
+    "check_float",
+    "check_labels",
+]
+
+
+def check_random_state(seed: Any, name: str = "random_state") -> np.random.Generator:
+    """Turn ``seed`` into a :class:`numpy.random.Generator`.
+
+    ``None`` gives a fresh unseeded generator, an ``int`` a seeded one, and a
+    ``Generator`` is returned unchanged. The legacy global ``np.random`` state
+    is never used.
+    """
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None:
+        return np.random.default_rng()
+    if isinstance(seed, (numbers.Integral, np.integer)) and not isinstance(seed, bool):
+        if seed < 0:
+            raise ValueError(f"{name} must be a non-negative integer, got {seed}.")
+        return np.random.default_rng(int(seed))
+    raise TypeError(
+        f"{name} must be None, a non-negative int or a numpy.random.Generator, "
+        f"got {type(seed).__name__}."
+    )
+
+
+def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None,
+              allow_none: bool = False) -> int | None:
+    """Check that ``value`` is an integer in ``[low, high]`` (bounds optional)."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
+        accepted = "an int" + (" or None" if allow_none else "")
+        raise TypeError(f"{name} must be {accepted}, got {value!r} of type {type(value).__name__}.")
+    value = int(value)
+    if (low is not None and value < low) or (high is not None and value > high):
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value}.")
+    return value
+
+
+def check_float(value: Any, name: str, *, low: float | None = None, high: float | None = None,
+                low_open: bool = False, high_open: bool = False) -> float:
+    """Check that ``value`` is a finite real number within the given interval."""
+    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
+    value = float(value)
+    bad = not np.isfinite(value)
+    if low is not None:
+        bad |= value <= low if low_open else value < low
+    if high is not None:
+        bad |= value >= high if high_open else value > high
+    if bad:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        lo = "-inf" if low is None else low
+        hi = "inf" if high is None else high
+        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value}.")
+    return value
+
+
+def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: bool = False,
+                n_features: int | None = None) -> np.ndarray:
+    """Convert ``X`` to a finite float64 array of shape ``(n_samples, n_features)``.
+
+    Parameters
+    ----------
+    X : array-like
+        The data. Strings, ragged lists, complex numbers and objects are rejected.
+    name : str
+        Parameter name used in error messages.
+    ensure_2d : bool
+        Require a 2-D array (a 1-D ``X`` is rejected with a hint to reshape).
+    allow_nan : bool
+        Allow NaN (but never infinity); used by estimators that learn a
+        default direction for missing values.
+    n_features : int, optional
+        The number of columns seen in ``fit``; a different count is an error.
+    """
+    if X is None:
+        raise TypeError(f"{name} must be an array-like of numbers, got None.")
+    try:
+        arr = np.asarray(X)
+    except ValueError as exc:  # ragged nested sequences
+        raise ValueError(f"{name} must be a rectangular array of numbers (ragged input?): {exc}") from None
+    if arr.dtype == object:
+        try:
+            arr = arr.astype(np.float64)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} must be a rectangular array of real numbers; got ragged rows or "
+                "non-numeric entries."
+            ) from None
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(
+            f"{name} must contain real numbers (bool, int or float), got dtype {arr.dtype}."
+        )
+    arr = arr.astype(np.float64, copy=False)
+    if ensure_2d:
+        if arr.ndim == 1:
+            raise ValueError(
+                f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of "
+                f"shape {arr.shape}; use X.reshape(-1, 1) for a single feature."
+            )
+        if arr.ndim != 2:
+            raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D.")
+        if arr.shape[1] == 0:
+            raise ValueError(f"{name} must have at least one feature (column), got shape {arr.shape}.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} must contain at least one sample, got shape {arr.shape}.")
+    if allow_nan:
+        if np.isinf(arr).any():
+            raise ValueError(f"{name} must not contain infinity (NaN marks a missing value).")
+    elif not np.isfinite(arr).all():
+        raise ValueError(f"{name} must not contain NaN or infinity.")
+    if n_features is not None and ensure_2d and arr.shape[1] != n_features:
+        raise ValueError(
+            f"{name} has {arr.shape[1]} features, but the estimator was fitted with {n_features} features."
+        )
+    return arr
+
+
+def check_X_y(X: Any, y: Any, *, y_numeric: bool = False, allow_nan: bool = False
+              ) -> tuple[np.ndarray, np.ndarray]:
+    """Validate a design matrix and a target of matching length.
+
+    With ``y_numeric=True`` the target is converted to finite float64 values
+    (regression); otherwise it is returned as a 1-D array of labels.
+    """
+    X = check_array(X, "X", allow_nan=allow_nan)
+    if y is None:
+        raise TypeError("y must be an array-like of targets, got None.")
+    y = np.asarray(y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}.")
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(
+            f"X and y have inconsistent lengths: X has {X.shape[0]} samples, y has {y.shape[0]}."
+        )
+    if y_numeric:
+        if y.dtype.kind not in "biuf":
+            raise TypeError(f"y must contain real numbers for regression, got dtype {y.dtype}.")
+        y = y.astype(np.float64)
+        if not np.isfinite(y).all():
+            raise ValueError("y must not contain NaN or infinity.")
+    elif y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y must not contain NaN or infinity.")
+    return X, y
+
+
+def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: int = 2
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Encode class labels as ``0..K-1``; return ``(classes, y_encoded)``.
+
+    Raises a ``ValueError`` naming ``y`` when there are fewer than
+    ``min_classes`` distinct labels, or not exactly ``n_classes`` when given.
+    """
+    classes, y_encoded = np.unique(y, return_inverse=True)
+    if classes.size < min_classes:
+        raise ValueError(
+            f"y must contain at least {min_classes} classes, got {classes.size} "
+            f"({classes.tolist()})."
+        )
+    if n_classes is not None and classes.size != n_classes:
+        raise ValueError(
+            f"y must contain exactly {n_classes} classes for this estimator, got "
+            f"{classes.size} ({classes.tolist()})."
+        )
+    return classes, y_encoded
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight"
+                        ) -> np.ndarray:
+    """Return non-negative, finite float64 weights of length ``n_samples`` with a positive sum.
+
+    ``None`` gives unit weights.
+    """
+    if sample_weight is None:
+        return np.ones(n_samples)
+    w = np.asarray(sample_weight)
+    if w.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must contain real numbers, got dtype {w.dtype}.")
+    w = w.astype(np.float64)
+    if w.ndim != 1 or w.shape[0] != n_samples:
+        raise ValueError(f"{name} must have shape ({n_samples},), got {w.shape}.")
+    if not np.isfinite(w).all():
+        raise ValueError(f"{name} must not contain NaN or infinity.")
+    if (w < 0).any():
+        raise ValueError(f"{name} must be non-negative; found {int((w < 0).sum())} negative weights.")
+    if w.sum() <= 0:
+        raise ValueError(f"{name} must have a positive sum; all weights are zero.")
+    return w
