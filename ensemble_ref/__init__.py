@@ -5,7 +5,13 @@ book's pseudo-code and notation. Estimators follow scikit-learn's API.
 """
 
 from ._base import NotFittedError
-from .bootstrap import bootstrap_indices, oob_fraction_exact, oob_gap_bound, oob_mask
+from .bootstrap import (
+    bootstrap_indices,
+    oob_fraction_exact,
+    oob_fractions,
+    oob_gap_bounds,
+    oob_mask,
+)
 from .claims import ClaimError, Claims
 
 __version__ = "0.1.0"
@@ -16,6 +22,7 @@ __all__ = [
     "ClaimError",
     "bootstrap_indices",
     "oob_fraction_exact",
-    "oob_gap_bound",
+    "oob_fractions",
+    "oob_gap_bounds",
     "oob_mask",
 ]

@@ -5,7 +5,7 @@ A bootstrap sample draws ``N`` indices uniformly *with replacement* from
 
 .. math:: P_N = (1 - 1/N)^N \\longrightarrow e^{-1} \\approx 0.368,
 
-equation :math:numref:`eq-oob-exact` of the book, so about 36.8% of the data
+equation ``eq-oob-exact`` of the book, so about 36.8% of the data
 is *out of bag* for each member of a bagged ensemble.
 """
 
@@ -15,7 +15,13 @@ import numpy as np
 
 from ._validation import check_int, check_random_state
 
-__all__ = ["oob_fraction_exact", "oob_gap_bound", "bootstrap_indices", "oob_mask"]
+__all__ = [
+    "oob_fraction_exact",
+    "oob_gap_bounds",
+    "bootstrap_indices",
+    "oob_mask",
+    "oob_fractions",
+]
 
 
 def oob_fraction_exact(n_samples: int | np.ndarray) -> float | np.ndarray:
@@ -34,7 +40,7 @@ def oob_fraction_exact(n_samples: int | np.ndarray) -> float | np.ndarray:
 
     Notes
     -----
-    Equation :math:numref:`eq-oob-exact`. Each of the ``N`` independent draws
+    Equation ``eq-oob-exact``. Each of the ``N`` independent draws
     misses the point with probability :math:`1 - 1/N`.
     """
     N = np.asarray(n_samples)
@@ -46,19 +52,37 @@ def oob_fraction_exact(n_samples: int | np.ndarray) -> float | np.ndarray:
     return float(P) if P.ndim == 0 else P
 
 
-def oob_gap_bound(n_samples: int | np.ndarray) -> float | np.ndarray:
-    r"""Upper bound on :math:`(1 - 1/N)^N - e^{-1}` from the proof of the theorem.
+def oob_gap_bounds(n_samples: int | np.ndarray) -> tuple[float | np.ndarray, float | np.ndarray]:
+    r"""Lower and upper bounds on the gap :math:`e^{-1} - (1 - 1/N)^N` (theorem ``thm-oob``).
 
-    Returns :math:`e^{-1}\,(e^{1/(2(N-1))} - 1)`, which is
-    :math:`\tfrac{1}{2eN} + O(N^{-2})`: the gap to ``1/e`` shrinks like ``1/N``.
-    Valid for ``N >= 2``.
+    Since :math:`\ln(1-x) = -\sum_{k\ge1} x^k/k`,
+
+    .. math:: -1 - \frac{1}{2(N-1)} \le N \ln(1 - 1/N) \le -1 - \frac{1}{2N},
+
+    so the gap is positive (the fraction approaches ``1/e`` from *below*) and
+
+    .. math:: e^{-1}(1 - e^{-1/(2N)}) \le e^{-1} - (1-1/N)^N \le e^{-1}(1 - e^{-1/(2(N-1))}),
+
+    equation ``eq-oob-gap``; both sides are :math:`\tfrac{1}{2eN} + O(N^{-2})`.
+
+    Parameters
+    ----------
+    n_samples : int or array of int
+        ``N >= 2``.
+
+    Returns
+    -------
+    (lower, upper) : tuple of float or ndarray
     """
     N = np.asarray(n_samples)
     if N.dtype.kind not in "iu" or np.any(N < 2):
         raise ValueError(f"n_samples must be an integer (or integers) >= 2, got {n_samples!r}.")
     N = N.astype(np.float64)
-    bound = np.exp(-1.0) * np.expm1(1.0 / (2.0 * (N - 1.0)))  # eq-oob-gap
-    return float(bound) if bound.ndim == 0 else bound
+    lower = -np.exp(-1.0) * np.expm1(-1.0 / (2.0 * N))  # e^-1 (1 - e^{-1/(2N)})
+    upper = -np.exp(-1.0) * np.expm1(-1.0 / (2.0 * (N - 1.0)))  # e^-1 (1 - e^{-1/(2(N-1))})
+    if lower.ndim == 0:
+        return float(lower), float(upper)
+    return lower, upper
 
 
 def bootstrap_indices(n_samples: int, rng: np.random.Generator | int | None,
@@ -96,3 +120,24 @@ def oob_mask(indices: np.ndarray, n_samples: int) -> np.ndarray:
     drawn = np.zeros(N, dtype=bool)
     drawn[idx] = True
     return ~drawn
+
+
+def oob_fractions(n_samples: int, n_repeats: int, rng: np.random.Generator | int | None
+                  ) -> np.ndarray:
+    """Out-of-bag fraction of ``n_repeats`` independent bootstrap samples of size ``n_samples``.
+
+    Row ``r`` of an ``(n_repeats, N)`` table of draws is one bootstrap sample;
+    the returned value ``r`` is the fraction of ``0..N-1`` that row never drew.
+    Its expectation is :func:`oob_fraction_exact` ``(N)``.
+
+    Returns
+    -------
+    ndarray of float, shape (n_repeats,)
+    """
+    N = check_int(n_samples, "n_samples", low=1)
+    R = check_int(n_repeats, "n_repeats", low=1)
+    rng = check_random_state(rng, "rng")
+    draws = rng.integers(0, N, size=(R, N))  # R bootstrap samples, one per row
+    drawn = np.zeros((R, N), dtype=bool)
+    drawn[np.arange(R)[:, None], draws] = True
+    return 1.0 - drawn.mean(axis=1)  # fraction never drawn = OOB fraction
