@@ -13,6 +13,13 @@ from .bootstrap import (
     oob_mask,
 )
 from .claims import ClaimError, Claims
+from .random_subspace import (
+    breiman_max_features,
+    informative_count_pmf,
+    prob_no_informative,
+    sample_feature_subsets,
+    simulate_no_informative,
+)
 
 __version__ = "0.1.0"
 
@@ -25,4 +32,9 @@ __all__ = [
     "oob_fractions",
     "oob_gap_bounds",
     "oob_mask",
+    "breiman_max_features",
+    "informative_count_pmf",
+    "prob_no_informative",
+    "sample_feature_subsets",
+    "simulate_no_informative",
 ]
