@@ -13,6 +13,14 @@ from .bootstrap import (
     oob_mask,
 )
 from .claims import ClaimError, Claims
+from .aggregation import (
+    in_bag_counts,
+    one_hot_votes,
+    oob_aggregate,
+    oob_error,
+    oob_error_curve,
+    staged_errors,
+)
 from .random_subspace import (
     breiman_max_features,
     informative_count_pmf,
@@ -37,4 +45,10 @@ __all__ = [
     "prob_no_informative",
     "sample_feature_subsets",
     "simulate_no_informative",
+    "in_bag_counts",
+    "one_hot_votes",
+    "oob_aggregate",
+    "oob_error",
+    "oob_error_curve",
+    "staged_errors",
 ]

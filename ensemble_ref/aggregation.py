@@ -1,0 +1,238 @@
+"""Aggregating the members of a parallel ensemble: staged and out-of-bag errors.
+
+A bagged ensemble predicts by averaging its members' outputs ``f_t(x)``
+(class-probability vectors or one-hot votes for a classifier, numbers for a
+regressor). Two questions of the chapters *Bagging, pasting and out-of-bag
+estimation* and *Random forests* need the members' outputs one by one:
+
+* how the error of the ensemble made of the **first** ``M`` members changes
+  with ``M`` (:func:`staged_errors`);
+* the **out-of-bag** estimate (equation ``eq-oob-prediction``): point ``i`` is
+  predicted by the average over the members whose training sample missed it,
+
+  .. math:: \\hat f^{\\mathrm{OOB}}(x_i) = \\frac{1}{|\\mathcal M_i|}
+            \\sum_{t \\in \\mathcal M_i} f_t(x_i),
+            \\qquad \\mathcal M_i = \\{t : c_{ti} = 0\\},
+
+  where :math:`c_{ti}` is the number of times member ``t`` drew point ``i``;
+  points with :math:`\\mathcal M_i = \\emptyset` have no OOB prediction and
+  are left out of the OOB error (:func:`oob_error`, :func:`oob_error_curve`).
+
+The functions take the members' outputs as one array, so that they apply to
+any ensemble and to hand-made examples alike.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ._validation import check_int
+
+__all__ = [
+    "in_bag_counts",
+    "one_hot_votes",
+    "staged_errors",
+    "oob_aggregate",
+    "oob_error",
+    "oob_error_curve",
+]
+
+
+def in_bag_counts(samples: Sequence[np.ndarray], n_samples: int) -> np.ndarray:
+    """Count how many times each member drew each training point.
+
+    Parameters
+    ----------
+    samples : sequence of 1-D int arrays
+        ``samples[t]`` lists the (possibly repeated) indices member ``t`` was
+        trained on, e.g. a fitted bagging ensemble's ``estimators_samples_``.
+    n_samples : int
+        ``N``, the size of the training set.
+
+    Returns
+    -------
+    ndarray of int, shape (T, N)
+        ``c[t, i]``: the number of copies of point ``i`` in member ``t``'s
+        sample. Point ``i`` is out of bag for member ``t`` when ``c[t, i] == 0``.
+    """
+    N = check_int(n_samples, "n_samples", low=1)
+    if len(samples) == 0:
+        raise ValueError("samples must contain at least one member's indices.")
+    c = np.zeros((len(samples), N), dtype=np.int64)
+    for t, idx in enumerate(samples):
+        idx = np.asarray(idx)
+        if idx.ndim != 1 or idx.dtype.kind not in "iu":
+            raise ValueError(f"samples[{t}] must be a 1-D array of integer indices.")
+        if idx.size and (idx.min() < 0 or idx.max() >= N):
+            raise ValueError(f"samples[{t}] has indices outside [0, {N - 1}] for n_samples={N}.")
+        c[t] = np.bincount(idx, minlength=N)  # c_ti = copies of point i drawn by member t
+    return c
+
+
+def one_hot_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """Turn class indices into one-hot votes.
+
+    Parameters
+    ----------
+    labels : int array of any shape, values in ``0..n_classes-1``
+    n_classes : int
+
+    Returns
+    -------
+    ndarray of float, shape ``labels.shape + (n_classes,)``
+        Averaging one-hot votes and taking the arg-max is majority (hard) voting.
+    """
+    K = check_int(n_classes, "n_classes", low=1)
+    labels = np.asarray(labels)
+    if labels.dtype.kind not in "iu" or (labels.size and (labels.min() < 0 or labels.max() >= K)):
+        raise ValueError(f"labels must be integer class indices in [0, {K - 1}].")
+    return (labels[..., None] == np.arange(K)).astype(np.float64)
+
+
+def _check_outputs_y(outputs: np.ndarray, y: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    F = np.asarray(outputs, dtype=np.float64)
+    if F.ndim not in (2, 3) or F.shape[0] == 0 or F.shape[1] == 0:
+        raise ValueError(
+            "outputs must have shape (n_members, n_samples) for a regressor or "
+            f"(n_members, n_samples, n_classes) for a classifier, got {F.shape}."
+        )
+    if not np.isfinite(F).all():
+        raise ValueError("outputs must not contain NaN or infinity.")
+    if y is None:
+        return F, None
+    y = np.asarray(y)
+    if y.shape != (F.shape[1],):
+        raise ValueError(f"y must have shape ({F.shape[1]},) to match outputs, got {y.shape}.")
+    if F.ndim == 3:
+        if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= F.shape[2]:
+            raise ValueError(f"y must hold class indices in [0, {F.shape[2] - 1}] for classifier outputs.")
+    else:
+        if y.dtype.kind not in "biuf" or not np.isfinite(y).all():
+            raise ValueError("y must hold finite real targets for regressor outputs.")
+    return F, y
+
+
+def _errors(mean_outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Per-point loss of aggregated outputs: 0-1 loss of the arg-max, or squared error."""
+    if mean_outputs.ndim == y.ndim + 1:  # classifier: arg-max of the averaged scores
+        return (np.argmax(mean_outputs, axis=-1) != y).astype(np.float64)
+    return (mean_outputs - y) ** 2
+
+
+def staged_errors(outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Error of the ensemble made of the first ``M`` members, for ``M = 1..T``.
+
+    Parameters
+    ----------
+    outputs : ndarray, shape (T, N) or (T, N, K)
+        Member ``t``'s output on point ``i``: a number (regression) or a vector
+        of class scores (class probabilities, or :func:`one_hot_votes` for hard
+        voting).
+    y : ndarray, shape (N,)
+        Targets (regression) or class indices ``0..K-1``.
+
+    Returns
+    -------
+    ndarray, shape (T,)
+        Entry ``M-1`` is the mean squared error, or the misclassification rate
+        of the arg-max (ties go to the lowest class index), of the average of
+        members ``1..M``.
+    """
+    F, y = _check_outputs_y(outputs, y)
+    T = F.shape[0]
+    mean_M = np.cumsum(F, axis=0) / np.arange(1, T + 1).reshape((T,) + (1,) * (F.ndim - 1))
+    return _errors(mean_M, y[None]).mean(axis=1)
+
+
+def oob_aggregate(in_bag: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Average each point's outputs over the members for which it is out of bag.
+
+    Parameters
+    ----------
+    in_bag : ndarray of int, shape (T, N)
+        Copies of each point in each member's sample (:func:`in_bag_counts`).
+    outputs : ndarray, shape (T, N) or (T, N, K)
+        Every member's output on every training point.
+
+    Returns
+    -------
+    oob_mean : ndarray, shape (N,) or (N, K)
+        :math:`\\hat f^{\\mathrm{OOB}}(x_i)`, equation ``eq-oob-prediction``.
+        Rows of points that are in bag for every member have no OOB
+        prediction and are set to NaN, so they cannot be used by mistake.
+    n_oob : ndarray of int, shape (N,)
+        :math:`|\\mathcal M_i|`, the number of members for which point ``i``
+        is out of bag.
+    """
+    F, _ = _check_outputs_y(outputs, None)
+    c = np.asarray(in_bag)
+    if c.shape != F.shape[:2]:
+        raise ValueError(f"in_bag must have shape {F.shape[:2]} to match outputs, got {c.shape}.")
+    if c.dtype.kind not in "iub" or (c < 0).any():
+        raise ValueError("in_bag must hold non-negative integer counts.")
+    oob = (c == 0).astype(np.float64)  # 1 when member t never drew point i
+    n_oob = oob.sum(axis=0).astype(np.int64)  # |M_i|
+    w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
+    total = (w * F).sum(axis=0)  # sum over t in M_i of f_t(x_i)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        oob_mean = total / n_oob.reshape((-1,) + (1,) * (F.ndim - 2))  # eq-oob-prediction
+    oob_mean[n_oob == 0] = np.nan
+    return oob_mean, n_oob
+
+
+def oob_error(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray) -> tuple[float, int]:
+    """Out-of-bag error: the error of the OOB predictions over the points that have one.
+
+    Returns
+    -------
+    error : float
+        Mean squared error (regression) or misclassification rate
+        (classification) of :func:`oob_aggregate`'s predictions, averaged over
+        the points with at least one OOB member.
+    n_used : int
+        The number of such points. A ``ValueError`` is raised when there is
+        none (every point was drawn by every member).
+    """
+    F, y = _check_outputs_y(outputs, y)
+    oob_mean, n_oob = oob_aggregate(in_bag, F)
+    used = n_oob > 0
+    if not used.any():
+        raise ValueError("no point is out of bag for any member: the OOB error is undefined.")
+    return float(_errors(oob_mean[used], y[used]).mean()), int(used.sum())
+
+
+def oob_error_curve(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray
+                    ) -> tuple[np.ndarray, np.ndarray]:
+    """OOB error of the ensemble of the first ``M`` members, for ``M = 1..T``.
+
+    Returns
+    -------
+    errors : ndarray, shape (T,)
+        The OOB error after ``M`` members (over the points that have an OOB
+        member among the first ``M``); NaN for the values of ``M`` at which no
+        point has one yet.
+    coverage : ndarray, shape (T,)
+        The fraction of training points that have at least one OOB member
+        among the first ``M``; its expectation is ``1 - (1 - P_N)^M``.
+    """
+    F, y = _check_outputs_y(outputs, y)
+    c = np.asarray(in_bag)
+    if c.shape != F.shape[:2]:
+        raise ValueError(f"in_bag must have shape {F.shape[:2]} to match outputs, got {c.shape}.")
+    if c.dtype.kind not in "iub" or (c < 0).any():
+        raise ValueError("in_bag must hold non-negative integer counts.")
+    oob = (c == 0).astype(np.float64)
+    n_oob_M = np.cumsum(oob, axis=0)  # |M_i| using members 1..M
+    w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
+    total_M = np.cumsum(w * F, axis=0)
+    has = n_oob_M > 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean_M = total_M / n_oob_M.reshape(n_oob_M.shape + (1,) * (F.ndim - 2))
+    loss = _errors(np.where(has.reshape(has.shape + (1,) * (F.ndim - 2)), mean_M, 0.0), y[None])
+    n_has = has.sum(axis=1)
+    errors = np.full(F.shape[0], np.nan)
+    ok = n_has > 0
+    errors[ok] = (loss * has).sum(axis=1)[ok] / n_has[ok]
+    return errors, has.mean(axis=1)

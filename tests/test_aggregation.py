@@ -1,0 +1,118 @@
+"""Unit tests for ensemble_ref.aggregation (equation eq-oob-prediction)."""
+
+import numpy as np
+import pytest
+
+from ensemble_ref import (
+    in_bag_counts,
+    one_hot_votes,
+    oob_aggregate,
+    oob_error,
+    oob_error_curve,
+    staged_errors,
+)
+
+
+def test_worked_example_four_points_three_trees():
+    # samples of the three trees (0-based): {1,2,2,4}, {1,3,3,4}, {2,3,4,4}
+    samples = [np.array([0, 1, 1, 3]), np.array([0, 2, 2, 3]), np.array([1, 2, 3, 3])]
+    c = in_bag_counts(samples, 4)
+    assert c.tolist() == [[1, 2, 0, 1], [1, 0, 2, 1], [0, 1, 1, 2]]
+    y = np.array([1, 0, 1, 1])
+    # tree t's labels on every point; only the OOB entries matter: h1(x3)=0, h2(x2)=0, h3(x1)=1
+    labels = np.array([[1, 1, 0, 1], [0, 0, 1, 1], [1, 0, 1, 1]])
+    F = one_hot_votes(labels, 2)
+    mean, n_oob = oob_aggregate(c, F)
+    assert n_oob.tolist() == [1, 1, 1, 0]
+    assert np.isnan(mean[3]).all()
+    assert np.argmax(mean[:3], axis=1).tolist() == [1, 0, 0]
+    err, used = oob_error(c, F, y)
+    assert used == 3 and err == pytest.approx(1 / 3)
+
+
+def brute_force_oob(c, F, y, M):
+    """Loop over points: average the outputs of the OOB members among the first M."""
+    losses = []
+    for i in range(F.shape[1]):
+        members = [t for t in range(M) if c[t, i] == 0]
+        if not members:
+            continue
+        mean = np.mean([F[t, i] for t in members], axis=0)
+        losses.append(float(np.argmax(mean) != y[i]) if F.ndim == 3 else (mean - y[i]) ** 2)
+    return (np.mean(losses) if losses else np.nan), len(losses)
+
+
+@pytest.mark.parametrize("K", [None, 3])
+def test_oob_curve_matches_brute_force(K):
+    rng = np.random.default_rng(3)
+    T, N = 12, 40
+    samples = [rng.integers(0, N, N) for _ in range(T)]
+    c = in_bag_counts(samples, N)
+    if K is None:
+        F, y = rng.normal(size=(T, N)), rng.normal(size=N)
+    else:
+        F, y = rng.dirichlet(np.ones(K), size=(T, N)), rng.integers(0, K, N)
+    errors, coverage = oob_error_curve(c, F, y)
+    for M in range(1, T + 1):
+        e, used = brute_force_oob(c, F, y, M)
+        assert coverage[M - 1] == pytest.approx(used / N)
+        if used:
+            assert errors[M - 1] == pytest.approx(e, rel=1e-12)
+    e, used = oob_error(c, F, y)
+    assert e == pytest.approx(errors[-1]) and used == round(coverage[-1] * N)
+
+
+def test_staged_errors_match_brute_force():
+    rng = np.random.default_rng(4)
+    T, N, K = 7, 30, 4
+    F, y = rng.dirichlet(np.ones(K), size=(T, N)), rng.integers(0, K, N)
+    got = staged_errors(F, y)
+    want = [np.mean(np.argmax(F[:M].mean(axis=0), axis=1) != y) for M in range(1, T + 1)]
+    assert np.allclose(got, want)
+    Fr, yr = rng.normal(size=(T, N)), rng.normal(size=N)
+    want_r = [np.mean((Fr[:M].mean(axis=0) - yr) ** 2) for M in range(1, T + 1)]
+    assert np.allclose(staged_errors(Fr, yr), want_r)
+
+
+def test_hard_votes_ties_go_to_lowest_class():
+    F = one_hot_votes(np.array([[0], [1]]), 2)  # two members, one point, one vote each
+    assert staged_errors(F, np.array([0]))[-1] == 0.0
+    assert staged_errors(F, np.array([1]))[-1] == 1.0
+
+
+def test_agrees_with_scikit_learn_oob_decision_function():
+    from sklearn.datasets import make_classification
+    from sklearn.ensemble import BaggingClassifier
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = make_classification(n_samples=120, n_features=5, random_state=0)
+    bag = BaggingClassifier(DecisionTreeClassifier(max_depth=3), n_estimators=15, oob_score=True,
+                            random_state=0).fit(X, y)
+    c = in_bag_counts(bag.estimators_samples_, len(y))
+    F = np.stack([est.predict_proba(X[:, f]) for est, f in zip(bag.estimators_, bag.estimators_features_)])
+    mean, n_oob = oob_aggregate(c, F)
+    has = n_oob > 0
+    assert np.allclose(mean[has], bag.oob_decision_function_[has])
+    err, _ = oob_error(c, F, y)
+    assert err == pytest.approx(1 - bag.oob_score_)
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="samples"):
+        in_bag_counts([np.array([0, 5])], 3)
+    with pytest.raises(ValueError, match="samples"):
+        in_bag_counts([], 3)
+    with pytest.raises(ValueError, match="labels"):
+        one_hot_votes(np.array([0, 2]), 2)
+    with pytest.raises(ValueError, match="outputs"):
+        staged_errors(np.zeros(3), np.zeros(3))
+    with pytest.raises(ValueError, match="outputs"):
+        staged_errors(np.full((2, 3), np.nan), np.zeros(3))
+    with pytest.raises(ValueError, match="y"):
+        staged_errors(np.zeros((2, 3)), np.zeros(4))
+    with pytest.raises(ValueError, match="y"):
+        staged_errors(np.zeros((2, 3, 2)), np.array([0, 1, 2]))
+    with pytest.raises(ValueError, match="in_bag"):
+        oob_aggregate(np.zeros((2, 4), dtype=int), np.zeros((2, 3)))
+    with pytest.raises(ValueError, match="out of bag"):
+        oob_error(np.ones((2, 3), dtype=int), np.zeros((2, 3)), np.zeros(3))
