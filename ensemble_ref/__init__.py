@@ -28,6 +28,34 @@ from .random_subspace import (
     sample_feature_subsets,
     simulate_no_informative,
 )
+from .bias_variance import (
+    BiasVariance,
+    MonteCarloEstimate,
+    bias_variance_decomposition,
+    equicorrelated_normals,
+    expected_squared_error,
+    simulate_predictions,
+    variance_of_average,
+)
+from .crowds import (
+    beta_difficulty_parameters,
+    cantelli_bound,
+    cantelli_extremal,
+    conditionally_independent_votes,
+    condorcet_bound,
+    correlated_majority_accuracy,
+    correlated_votes,
+    majority_error,
+    majority_lower_bound,
+    mean_vote_variance,
+)
+from .datasets import (
+    CIRCLE_RADIUS2,
+    make_circle_classification,
+    make_sine_regression,
+    sample_sine_inputs,
+    sine_function,
+)
 
 __version__ = "0.1.0"
 
@@ -51,4 +79,26 @@ __all__ = [
     "oob_error",
     "oob_error_curve",
     "staged_errors",
+    "BiasVariance",
+    "MonteCarloEstimate",
+    "bias_variance_decomposition",
+    "equicorrelated_normals",
+    "expected_squared_error",
+    "simulate_predictions",
+    "variance_of_average",
+    "beta_difficulty_parameters",
+    "cantelli_bound",
+    "cantelli_extremal",
+    "conditionally_independent_votes",
+    "condorcet_bound",
+    "correlated_majority_accuracy",
+    "correlated_votes",
+    "majority_error",
+    "majority_lower_bound",
+    "mean_vote_variance",
+    "CIRCLE_RADIUS2",
+    "make_circle_classification",
+    "make_sine_regression",
+    "sample_sine_inputs",
+    "sine_function",
 ]

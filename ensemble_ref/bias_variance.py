@@ -1,0 +1,324 @@
+r"""Monte Carlo bias-variance decomposition, and the variance of an average (chapter *Bias and variance*).
+
+On a regression problem :math:`y = f(x) + \varepsilon` with a known :math:`f` and
+noise variance :math:`\sigma^2`, a learning algorithm trained on a random
+training set :math:`D` of size :math:`N` gives a random predictor
+:math:`\hat f_D`. At a point :math:`x`, with
+:math:`\bar f(x) = \mathbb{E}_D \hat f_D(x)`,
+
+.. math:: \mathbb{E}_{D,\varepsilon}\bigl[(y - \hat f_D(x))^2\bigr]
+          = \underbrace{(\bar f(x) - f(x))^2}_{\text{bias}^2}
+          + \underbrace{\mathbb{E}_D(\hat f_D(x) - \bar f(x))^2}_{\text{variance}}
+          + \underbrace{\sigma^2}_{\text{noise}},
+
+equation ``eq-bv-decomposition``. :func:`bias_variance_decomposition` estimates
+the three terms from ``R`` independent training sets; :func:`expected_squared_error`
+estimates the left-hand side directly, from fresh noisy targets, so that the two
+can be compared.
+
+The variance of an average of :math:`M` predictors, each of variance
+:math:`\sigma^2`, with pairwise correlation :math:`\rho`, is
+:func:`variance_of_average` :math:`\rho\sigma^2 + (1-\rho)\sigma^2/M` (equation
+``eq-var-average``); :func:`equicorrelated_normals` simulates such predictors.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from ._validation import check_array, check_float, check_int, check_random_state
+from .datasets import sample_sine_inputs, sine_function
+
+__all__ = [
+    "BiasVariance",
+    "MonteCarloEstimate",
+    "simulate_predictions",
+    "bias_variance_decomposition",
+    "expected_squared_error",
+    "variance_of_average",
+    "equicorrelated_normals",
+]
+
+_SEED_RANGE = 2**31 - 1  # seeds handed to estimators: valid for numpy and scikit-learn
+
+
+@dataclass(frozen=True)
+class MonteCarloEstimate:
+    """A Monte Carlo average and its standard error."""
+
+    mean: float
+    se: float
+
+
+@dataclass(frozen=True)
+class BiasVariance:
+    r"""Monte Carlo estimates of the terms of equation ``eq-bv-decomposition``, averaged over the test points.
+
+    Attributes
+    ----------
+    bias2, variance, noise : float
+        :math:`\text{bias}^2`, variance and :math:`\sigma^2`, each averaged over
+        the test points.
+    total : float
+        ``bias2 + variance + noise``: the decomposition's value of the expected
+        squared error.
+    total_se : float
+        Standard error of ``total``.
+    variance_se : float
+        Standard error of ``variance``.
+    bias2_pointwise, variance_pointwise : ndarray of shape (n_test,)
+        The two terms at each test point.
+    mean_prediction : ndarray of shape (n_test,)
+        :math:`\bar f(x)` estimated by the average of the ``R`` predictors.
+    predictions : ndarray of shape (R, n_test)
+        Row ``r`` is the predictor fitted to the ``r``-th training set.
+    """
+
+    bias2: float
+    variance: float
+    noise: float
+    total: float
+    total_se: float
+    variance_se: float
+    bias2_pointwise: np.ndarray
+    variance_pointwise: np.ndarray
+    mean_prediction: np.ndarray
+    predictions: np.ndarray
+
+
+def simulate_predictions(estimator_factory: Callable[[int], Any], X_test: Any, n_repeats: int,
+                         random_state: np.random.Generator | int | None, *, n_train: int = 100,
+                         noise: float = 0.5, f: Callable[[np.ndarray], np.ndarray] = sine_function,
+                         sample_X: Callable[[int, np.random.Generator], np.ndarray]
+                         = sample_sine_inputs,
+                         predict: Callable[[Any, np.ndarray], np.ndarray] | None = None
+                         ) -> np.ndarray:
+    r"""Fit one estimator on each of ``n_repeats`` independent training sets and predict ``X_test``.
+
+    Parameters
+    ----------
+    estimator_factory : callable
+        ``estimator_factory(seed)`` returns a fresh, unfitted estimator with
+        ``fit`` and ``predict``; ``seed`` is an ``int`` drawn from
+        ``random_state`` for estimators that are themselves random (bagging).
+    X_test : array of shape (n_test, n_features)
+        Points at which the predictors are compared with :math:`f`.
+    n_repeats : int
+        Number ``R >= 2`` of training sets.
+    random_state : numpy.random.Generator or int
+        Source of all randomness (training sets and estimator seeds).
+    n_train : int, default=100
+        Size :math:`N` of each training set.
+    noise : float, default=0.5
+        Noise standard deviation :math:`\sigma`: :math:`y = f(x) + \sigma Z`.
+    f : callable, default=:func:`~ensemble_ref.datasets.sine_function`
+        The regression function, ``f(X) -> (n,)``.
+    sample_X : callable, default=:func:`~ensemble_ref.datasets.sample_sine_inputs`
+        ``sample_X(n, rng) -> (n, n_features)`` draws training inputs.
+    predict : callable, optional
+        ``predict(fitted, X_test)``; defaults to ``fitted.predict(X_test)``.
+        Pass e.g. a function returning every member's prediction to study an
+        ensemble's members.
+
+    Returns
+    -------
+    ndarray of shape (n_repeats, ...)
+        Row ``r`` is ``predict(fitted_r, X_test)``.
+    """
+    if not callable(estimator_factory):
+        raise TypeError("estimator_factory must be a callable seed -> unfitted estimator.")
+    X_test = check_array(X_test, "X_test")
+    R = check_int(n_repeats, "n_repeats", low=2)
+    N = check_int(n_train, "n_train", low=1)
+    sigma = check_float(noise, "noise", low=0.0)
+    rng = check_random_state(random_state)
+    rows = []
+    for _ in range(R):
+        X = check_array(sample_X(N, rng), "sample_X(n_train, rng)")
+        y = f(X) + sigma * rng.standard_normal(N)  # a fresh training set D_r
+        model = estimator_factory(int(rng.integers(_SEED_RANGE))).fit(X, y)
+        rows.append(model.predict(X_test) if predict is None else predict(model, X_test))
+    return np.asarray(rows, dtype=np.float64)
+
+
+def bias_variance_decomposition(estimator_factory: Callable[[int], Any], X_test: Any,
+                                n_repeats: int, random_state: np.random.Generator | int | None,
+                                *, n_train: int = 100, noise: float = 0.5,
+                                f: Callable[[np.ndarray], np.ndarray] = sine_function,
+                                sample_X: Callable[[int, np.random.Generator], np.ndarray]
+                                = sample_sine_inputs) -> BiasVariance:
+    r"""Estimate bias², variance and noise of a learning algorithm by Monte Carlo.
+
+    Parameters
+    ----------
+    estimator_factory, X_test, n_repeats, random_state, n_train, noise, f, sample_X
+        As in :func:`simulate_predictions`.
+
+    Returns
+    -------
+    BiasVariance
+
+    Notes
+    -----
+    With ``R`` predictions :math:`\hat f_r(x)`, their mean :math:`\bar f_R(x)`
+    and sample variance :math:`s^2(x)` (divisor ``R - 1``),
+
+    .. math:: \widehat{\text{var}}(x) = s^2(x), \qquad
+              \widehat{\text{bias}^2}(x) = (\bar f_R(x) - f(x))^2 - s^2(x)/R,
+
+    both unbiased: :math:`\mathbb{E}(\bar f_R - f)^2 = \text{bias}^2 + \text{var}/R`,
+    so the plain plug-in :math:`(\bar f_R - f)^2` overstates the bias by the
+    variance of the Monte Carlo mean. The noise term is the known
+    :math:`\sigma^2`. Their sum, averaged over ``X_test``, equals
+    :math:`\frac1R\sum_r q_r + \sigma^2` with
+    :math:`q_r = \operatorname{mean}_x (\hat f_r(x) - f(x))^2`, an average of
+    ``R`` independent terms; ``total_se`` is their standard deviation over
+    :math:`\sqrt R`. ``variance_se`` is computed the same way from
+    :math:`d_r = \operatorname{mean}_x (\hat f_r(x) - \bar f_R(x))^2`.
+    """
+    X_test = check_array(X_test, "X_test")
+    sigma = check_float(noise, "noise", low=0.0)
+    P = simulate_predictions(estimator_factory, X_test, n_repeats, random_state,
+                             n_train=n_train, noise=sigma, f=f, sample_X=sample_X)
+    R = P.shape[0]
+    f_test = np.asarray(f(X_test), dtype=np.float64)
+    f_bar = P.mean(axis=0)  # Monte Carlo estimate of E_D f_D(x)
+    s2 = P.var(axis=0, ddof=1)  # variance term at each x
+    bias2 = (f_bar - f_test) ** 2 - s2 / R  # unbiased bias^2 at each x
+    q = ((P - f_test) ** 2).mean(axis=1)  # per training set: mean_x (f_r - f)^2
+    d = ((P - f_bar) ** 2).mean(axis=1) * R / (R - 1)  # per training set: spread around f_bar
+    return BiasVariance(
+        bias2=float(bias2.mean()),
+        variance=float(s2.mean()),
+        noise=sigma**2,
+        total=float(bias2.mean() + s2.mean() + sigma**2),  # eq-bv-decomposition
+        total_se=float(q.std(ddof=1) / np.sqrt(R)),
+        variance_se=float(d.std(ddof=1) / np.sqrt(R)),
+        bias2_pointwise=bias2,
+        variance_pointwise=s2,
+        mean_prediction=f_bar,
+        predictions=P,
+    )
+
+
+def expected_squared_error(estimator_factory: Callable[[int], Any], X_test: Any, n_repeats: int,
+                           random_state: np.random.Generator | int | None, *,
+                           n_train: int = 100, noise: float = 0.5,
+                           f: Callable[[np.ndarray], np.ndarray] = sine_function,
+                           sample_X: Callable[[int, np.random.Generator], np.ndarray]
+                           = sample_sine_inputs) -> MonteCarloEstimate:
+    r"""Estimate :math:`\mathbb{E}_{D,\varepsilon}(y - \hat f_D(x))^2`, averaged over ``X_test``, directly.
+
+    Parameters
+    ----------
+    estimator_factory, X_test, n_repeats, random_state, n_train, noise, f, sample_X
+        As in :func:`simulate_predictions`.
+
+    Returns
+    -------
+    MonteCarloEstimate
+        The mean over ``R`` training sets of
+        :math:`e_r = \operatorname{mean}_x (y_r(x) - \hat f_r(x))^2`, where
+        :math:`y_r(x) = f(x) + \varepsilon_r(x)` are fresh noisy targets
+        independent of the training set, and its standard error
+        :math:`\operatorname{sd}(e_r)/\sqrt R`.
+
+    Notes
+    -----
+    This is the left-hand side of equation ``eq-bv-decomposition``, measured
+    without computing bias or variance; with an independent ``random_state``
+    it checks :func:`bias_variance_decomposition`.
+    """
+    X_test = check_array(X_test, "X_test")
+    sigma = check_float(noise, "noise", low=0.0)
+    rng = check_random_state(random_state)
+    P = simulate_predictions(estimator_factory, X_test, n_repeats, rng, n_train=n_train,
+                             noise=sigma, f=f, sample_X=sample_X)
+    f_test = np.asarray(f(X_test), dtype=np.float64)
+    y_new = f_test + sigma * rng.standard_normal(P.shape)  # fresh targets, independent of D_r
+    e = ((y_new - P) ** 2).mean(axis=1)  # test error of each fitted predictor
+    return MonteCarloEstimate(mean=float(e.mean()), se=float(e.std(ddof=1) / np.sqrt(e.size)))
+
+
+def variance_of_average(sigma2: Any, rho: Any, M: Any) -> float | np.ndarray:
+    r"""Variance :math:`\rho\sigma^2 + (1 - \rho)\sigma^2 / M` of the average of ``M`` correlated predictors.
+
+    Parameters
+    ----------
+    sigma2 : float or array
+        Variance :math:`\sigma^2 \ge 0` of each predictor.
+    rho : float or array
+        Pairwise correlation, in ``[-1/(M-1), 1]`` (any value in ``[-1, 1]`` when ``M = 1``).
+    M : int or array of int
+        Number of predictors averaged, ``M >= 1``.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Equation ``eq-var-average``: :math:`\operatorname{Var}\frac1M\sum_m Z_m =
+    \frac{1}{M^2}\bigl(M\sigma^2 + M(M-1)\rho\sigma^2\bigr)`. A correlation
+    below :math:`-1/(M-1)` would give a negative variance and is rejected.
+    """
+    s2 = np.asarray(sigma2)
+    rho_arr = np.asarray(rho)
+    M_arr = np.asarray(M)
+    if s2.dtype.kind not in "iuf" or rho_arr.dtype.kind not in "iuf":
+        raise TypeError("sigma2 and rho must contain real numbers.")
+    if M_arr.dtype.kind not in "iu" or (M_arr < 1).any():
+        raise ValueError(f"M must contain integers >= 1, got {M!r}.")
+    s2, rho_arr = s2.astype(np.float64), rho_arr.astype(np.float64)
+    if not np.isfinite(s2).all() or (s2 < 0).any():
+        raise ValueError(f"sigma2 must be finite and non-negative, got {sigma2!r}.")
+    if not np.isfinite(rho_arr).all() or (np.abs(rho_arr) > 1).any():
+        raise ValueError(f"rho must lie in [-1, 1], got {rho!r}.")
+    s2, rho_arr, M_arr = np.broadcast_arrays(s2, rho_arr, M_arr)
+    if ((M_arr > 1) & (rho_arr * (M_arr - 1) < -1 - 1e-12)).any():
+        raise ValueError("rho must be at least -1/(M-1): M predictors cannot all be more "
+                         f"negatively correlated (got rho={rho!r}, M={M!r}).")
+    out = rho_arr * s2 + (1 - rho_arr) * s2 / M_arr  # eq-var-average
+    return float(out) if out.ndim == 0 else out
+
+
+def equicorrelated_normals(M: int, rho: float, n_samples: int,
+                           random_state: np.random.Generator | int | None, *,
+                           sigma: float = 1.0) -> np.ndarray:
+    r"""Draw ``n_samples`` vectors of ``M`` normal variables with variance ``sigma**2`` and pairwise correlation ``rho``.
+
+    Parameters
+    ----------
+    M : int
+        Number of variables ``M >= 1``.
+    rho : float
+        Pairwise correlation, in ``[0, 1]``.
+    n_samples : int
+        Number of independent vectors.
+    random_state : numpy.random.Generator or int
+        Source of randomness.
+    sigma : float, default=1.0
+        Standard deviation of each variable.
+
+    Returns
+    -------
+    ndarray of shape (n_samples, M)
+
+    Notes
+    -----
+    :math:`Z_m = \sigma(\sqrt\rho\, W + \sqrt{1-\rho}\, E_m)` with independent
+    standard normals :math:`W, E_1, \dots, E_M`: a shared part of variance
+    :math:`\rho\sigma^2` and an individual part of variance
+    :math:`(1-\rho)\sigma^2`, so :math:`\operatorname{Cov}(Z_m, Z_{m'}) = \rho\sigma^2`.
+    """
+    M = check_int(M, "M", low=1)
+    rho = check_float(rho, "rho", low=0.0, high=1.0)
+    n = check_int(n_samples, "n_samples", low=1)
+    sigma = check_float(sigma, "sigma", low=0.0)
+    rng = check_random_state(random_state)
+    W = rng.standard_normal((n, 1))  # the part every predictor shares
+    E = rng.standard_normal((n, M))  # the parts that are each predictor's own
+    return sigma * (np.sqrt(rho) * W + np.sqrt(1 - rho) * E)

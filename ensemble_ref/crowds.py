@@ -1,0 +1,471 @@
+r"""Majority votes of independent and correlated voters (chapter *The wisdom of crowds*).
+
+A *voter* is a classifier seen through one random variable: :math:`X_i = 1` when
+it is right on a random example, :math:`0` otherwise. A crowd of :math:`n`
+voters decides by majority; it is right when the mean vote
+:math:`\bar X = \frac1n \sum_i X_i` exceeds :math:`\tfrac12`.
+
+* **Independent voters** (Condorcet's jury theorem). With accuracy
+  :math:`p = \tfrac12 + \epsilon` each, the majority of :math:`T` voters errs with
+  probability :func:`majority_error` (a binomial sum, equation
+  ``eq-condorcet-exact``), which is at most :func:`condorcet_bound`
+  :math:`\tfrac12(1 - 4\epsilon^2)^{T/2}` (equation ``eq-condorcet-bound``).
+* **Any voters** (Cantelli's inequality, :func:`cantelli_bound`,
+  equation ``eq-cantelli``). With mean accuracy :math:`\bar p`, margin
+  :math:`\delta = \bar p - \tfrac12` and :math:`\sigma^2 = \operatorname{Var}\bar X`,
+  the majority is right with probability at least
+  :math:`\delta^2 / (\sigma^2 + \delta^2)` (:func:`majority_lower_bound`,
+  equation ``eq-crowd-bound``).
+* **Equicorrelated voters.** With accuracy :math:`p` each and average pairwise
+  correlation :math:`c`, :math:`\sigma^2 = p(1-p)/n + \frac{n-1}{n} c\, p(1-p)`
+  (:func:`mean_vote_variance`, equation ``eq-crowd-variance``).
+* **A simulator** of such crowds (:func:`correlated_votes`): every example has
+  its own difficulty :math:`\theta` drawn from a Beta distribution, and the voters
+  are independent given :math:`\theta`. Its exact majority accuracy is
+  :func:`correlated_majority_accuracy`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+from ._validation import check_float, check_int, check_random_state
+
+__all__ = [
+    "majority_error",
+    "condorcet_bound",
+    "cantelli_bound",
+    "cantelli_extremal",
+    "mean_vote_variance",
+    "majority_lower_bound",
+    "beta_difficulty_parameters",
+    "conditionally_independent_votes",
+    "correlated_votes",
+    "correlated_majority_accuracy",
+]
+
+_TIES = ("coin", "wrong")
+
+
+# --- validation of array arguments ------------------------------------------------------
+
+
+def _check_reals(value: Any, name: str, low: float, high: float, *, low_open: bool = False,
+                 high_open: bool = False) -> np.ndarray:
+    """A float array whose entries lie in the interval [low, high] (ends optionally open)."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf" or arr.dtype == bool:
+        raise TypeError(f"{name} must contain real numbers, got {value!r}.")
+    arr = arr.astype(np.float64)
+    bad = ~np.isfinite(arr) | ((arr <= low) if low_open else (arr < low))
+    bad |= (arr >= high) if high_open else (arr > high)
+    if bad.any():
+        left, right = "(" if low_open else "[", ")" if high_open else "]"
+        raise ValueError(f"{name} must lie in {left}{low}, {high}{right}, got {value!r}.")
+    return arr
+
+
+def _check_counts(value: Any, name: str, low: int = 1) -> np.ndarray:
+    """An integer array whose entries are at least ``low``."""
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "iu":
+        raise TypeError(f"{name} must contain integers, got {value!r}.")
+    if (arr < low).any():
+        raise ValueError(f"{name} must contain integers >= {low}, got {value!r}.")
+    return arr.astype(np.int64)
+
+
+def _check_ties(ties: str) -> float:
+    """Weight of a tied vote in the error: 1/2 for a fair coin, 1 when a tie counts as wrong."""
+    if ties not in _TIES:
+        raise ValueError(f"ties must be one of {_TIES}, got {ties!r}.")
+    return 0.5 if ties == "coin" else 1.0
+
+
+def _out(arr: np.ndarray) -> float | np.ndarray:
+    return float(arr) if arr.ndim == 0 else arr
+
+
+# --- independent voters: Condorcet's jury theorem ---------------------------------------
+
+
+def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
+    r"""Probability that the majority of ``T`` independent voters is wrong.
+
+    Parameters
+    ----------
+    p : float or array
+        Accuracy of each voter, in ``[0, 1]`` (``p = 1/2 + eps``).
+    T : int or array of int
+        Number of voters, ``T >= 1``. ``p`` and ``T`` are broadcast together.
+    ties : {"coin", "wrong"}, default="coin"
+        How a tie (possible only for even ``T``) is decided: by a fair coin, or
+        counted as an error.
+
+    Returns
+    -------
+    float or ndarray
+        The binomial sum
+
+        .. math:: \sum_{t < T/2} \binom{T}{t} p^t (1-p)^{T-t}
+                  \;+\; w \binom{T}{T/2} \bigl(p(1-p)\bigr)^{T/2} [T \text{ even}],
+
+        with :math:`t` the number of correct votes and :math:`w = 1/2` (coin)
+        or :math:`1` (wrong).
+
+    Notes
+    -----
+    Equation ``eq-condorcet-exact``. Each term is a binomial probability
+    evaluated in log space by :func:`scipy.stats.binom.pmf`, and only positive
+    terms are added, so tiny errors keep their relative precision.
+    """
+    tie_weight = _check_ties(ties)
+    p = _check_reals(p, "p", 0.0, 1.0)
+    T = _check_counts(T, "T")
+    p, T = np.broadcast_arrays(p, T)
+    out = np.empty(p.shape)
+    for idx in np.ndindex(p.shape):
+        n = int(T[idx])
+        t = np.arange(n + 1)  # number of correct votes
+        pmf = stats.binom.pmf(t, n, p[idx])  # C(n, t) p^t (1-p)^(n-t)
+        out[idx] = pmf[2 * t < n].sum() + tie_weight * pmf[2 * t == n].sum()
+    return _out(out)
+
+
+def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
+    r"""Upper bound :math:`\tfrac12 (1 - 4\epsilon^2)^{T/2}` on the majority error, ``eps = p - 1/2``.
+
+    Parameters
+    ----------
+    p : float or array
+        Accuracy of each voter, in ``[1/2, 1]``.
+    T : int or array of int
+        Number of voters, ``T >= 1``.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Equation ``eq-condorcet-bound``. It bounds :func:`majority_error` for
+    every odd ``T``, and for even ``T`` when ties are decided by a fair coin.
+    It does **not** bound the error of an even crowd whose ties count as
+    errors (``ties="wrong"``): for ``T = 2`` that error is ``1 - p**2``, above
+    the bound ``2 p (1 - p)`` for every ``p < 1``.
+    """
+    p = _check_reals(p, "p", 0.5, 1.0)
+    T = _check_counts(T, "T")
+    eps = p - 0.5  # the voter's edge over a coin
+    return _out(0.5 * (1.0 - 4.0 * eps**2) ** (T / 2.0))  # eq-condorcet-bound
+
+
+# --- Cantelli's inequality ---------------------------------------------------------------
+
+
+def cantelli_bound(variance: Any, lam: Any) -> float | np.ndarray:
+    r"""Cantelli's bound :math:`\sigma^2 / (\sigma^2 + \lambda^2)` on a one-sided tail.
+
+    For any random variable :math:`X` with variance :math:`\sigma^2` and any
+    :math:`\lambda > 0`, both :math:`P[X \ge \mathbb{E}X + \lambda]` and
+    :math:`P[X \le \mathbb{E}X - \lambda]` are at most this value.
+
+    Parameters
+    ----------
+    variance : float or array
+        :math:`\sigma^2 \ge 0`.
+    lam : float or array
+        Distance from the mean, :math:`\lambda > 0`.
+
+    Returns
+    -------
+    float or ndarray
+
+    Notes
+    -----
+    Equation ``eq-cantelli``. The bound is attained by the two-point
+    distribution of :func:`cantelli_extremal`.
+    """
+    var = _check_reals(variance, "variance", 0.0, np.inf)
+    lam = _check_reals(lam, "lam", 0.0, np.inf, low_open=True)
+    return _out(var / (var + lam**2))  # eq-cantelli
+
+
+def cantelli_extremal(mean: float, variance: float, lam: float
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    r"""The two-point distribution for which Cantelli's upper-tail bound is an equality.
+
+    Parameters
+    ----------
+    mean : float
+        :math:`\mu`.
+    variance : float
+        :math:`\sigma^2 > 0`.
+    lam : float
+        :math:`\lambda > 0`.
+
+    Returns
+    -------
+    values : ndarray of shape (2,)
+        :math:`(\mu - \sigma^2/\lambda,\; \mu + \lambda)`.
+    probabilities : ndarray of shape (2,)
+        :math:`\bigl(\lambda^2/(\sigma^2 + \lambda^2),\; \sigma^2/(\sigma^2 + \lambda^2)\bigr)`.
+
+    Notes
+    -----
+    This distribution has mean :math:`\mu` and variance :math:`\sigma^2`, and
+    :math:`P[X \ge \mu + \lambda]` equals :func:`cantelli_bound` exactly: the
+    proof's use of Markov's inequality on :math:`(X - \mu + u)^2` with
+    :math:`u = \sigma^2/\lambda` is tight when :math:`X - \mu + u` takes only
+    the values :math:`0` and :math:`\lambda + u`.
+    """
+    mu = check_float(mean, "mean")
+    var = check_float(variance, "variance", low=0.0, low_open=True)
+    lam = check_float(lam, "lam", low=0.0, low_open=True)
+    values = np.array([mu - var / lam, mu + lam])  # X - mu + u is 0 or lam + u, u = var/lam
+    probabilities = np.array([lam**2, var]) / (var + lam**2)
+    return values, probabilities
+
+
+# --- correlated voters ---------------------------------------------------------------
+
+
+def mean_vote_variance(p: Any, c: Any, n: Any) -> float | np.ndarray:
+    r"""Variance of the mean vote of ``n`` voters with accuracy ``p`` and average correlation ``c``.
+
+    Parameters
+    ----------
+    p : float or array
+        Accuracy of every voter, in ``[0, 1]``.
+    c : float or array
+        Average pairwise correlation of the votes, in ``[-1/(n-1), 1]`` (any
+        value in ``[-1, 1]`` when ``n = 1``, where it plays no role).
+    n : int or array of int
+        Number of voters, ``n >= 1``.
+
+    Returns
+    -------
+    float or ndarray
+        .. math:: \sigma^2 = \frac{p(1-p)}{n} + \frac{n-1}{n}\, c\, p(1-p).
+
+    Notes
+    -----
+    Equation ``eq-crowd-variance``. Expand
+    :math:`\operatorname{Var}\bar X = n^{-2}\sum_{i,j}\operatorname{Cov}(X_i, X_j)`:
+    the :math:`n` diagonal terms are :math:`p(1-p)`, and the :math:`n(n-1)`
+    off-diagonal ones average :math:`c\,p(1-p)`. A correlation below
+    :math:`-1/(n-1)` would make the variance negative, so it is rejected.
+    """
+    p = _check_reals(p, "p", 0.0, 1.0)
+    c = _check_reals(c, "c", -1.0, 1.0)
+    n = _check_counts(n, "n")
+    p, c, n = np.broadcast_arrays(p, c, n)
+    if ((n > 1) & (c * (n - 1) < -1 - 1e-12)).any():
+        raise ValueError("c must be at least -1/(n-1): a smaller average correlation of n "
+                         f"voters is impossible (got c={c!r}, n={n!r}).")
+    v = p * (1 - p)  # variance of one vote
+    return _out(v / n + (n - 1) / n * c * v)  # eq-crowd-variance
+
+
+def majority_lower_bound(p: Any, c: Any, n: Any = None) -> float | np.ndarray:
+    r"""Cantelli lower bound :math:`\delta^2/(\sigma^2 + \delta^2)` on the probability that the majority is right.
+
+    Parameters
+    ----------
+    p : float or array
+        Mean accuracy :math:`\bar p` of the voters, in ``(1/2, 1]``.
+    c : float or array
+        Average pairwise correlation of the votes, in ``[0, 1]``.
+    n : int, array of int or None, default=None
+        Number of voters. ``None`` gives the limit :math:`n \to \infty`, where
+        :math:`\sigma^2 \to c\,\bar p(1-\bar p)`.
+
+    Returns
+    -------
+    float or ndarray
+        .. math:: P\bigl[\bar X > \tfrac12\bigr] \;\ge\; \frac{\delta^2}{\sigma^2 + \delta^2},
+                  \qquad \delta = \bar p - \tfrac12,
+
+        with :math:`\sigma^2` from :func:`mean_vote_variance`.
+
+    Notes
+    -----
+    Equation ``eq-crowd-bound``: the event "the majority is not right" is
+    :math:`\bar X \le \tfrac12 = \mathbb{E}\bar X - \delta`, whose probability
+    Cantelli's inequality bounds by :math:`\sigma^2/(\sigma^2 + \delta^2)`.
+    The limit (``n=None``) is the bound for an infinite crowd; for a finite
+    crowd :math:`\sigma^2` is larger (when ``c < 1``) and the bound smaller,
+    so the limiting value is **not** a lower bound for finite ``n``.
+    The variance formula assumes every voter has accuracy :math:`\bar p`; with
+    the exact variance of :math:`\bar X` the bound holds for any voters
+    (use :func:`cantelli_bound` directly).
+    """
+    p = _check_reals(p, "p", 0.5, 1.0, low_open=True)
+    c = _check_reals(c, "c", 0.0, 1.0)
+    delta = p - 0.5  # margin of the mean vote over one half
+    if n is None:
+        sigma2 = c * p * (1 - p)  # limit of eq-crowd-variance as n -> infinity
+    else:
+        sigma2 = np.asarray(mean_vote_variance(p, c, n))
+    return _out(delta**2 / (sigma2 + delta**2))  # 1 - cantelli_bound(sigma2, delta)
+
+
+# --- a simulator of correlated voters ---------------------------------------------------
+
+
+def beta_difficulty_parameters(p: float, c: float) -> tuple[float, float]:
+    r"""Beta parameters ``(a, b)`` of a difficulty with mean ``p`` and votes of correlation ``c``.
+
+    Parameters
+    ----------
+    p : float
+        Mean accuracy, in ``(0, 1)``.
+    c : float
+        Pairwise correlation of the votes, in ``(0, 1)``.
+
+    Returns
+    -------
+    (a, b) : tuple of float
+        :math:`a = p(1/c - 1)`, :math:`b = (1-p)(1/c - 1)`.
+
+    Notes
+    -----
+    If :math:`\theta \sim \mathrm{Beta}(a, b)` and the votes are independent
+    Bernoulli(:math:`\theta`) given :math:`\theta`, then
+    :math:`P[X_i = 1] = \mathbb{E}\theta = a/(a+b) = p` and
+    :math:`\operatorname{Cov}(X_i, X_j) = \operatorname{Var}\theta
+    = p(1-p)/(a + b + 1)`, so the correlation is :math:`1/(a+b+1) = c`.
+    """
+    p = check_float(p, "p", low=0.0, high=1.0, low_open=True, high_open=True)
+    c = check_float(c, "c", low=0.0, high=1.0, low_open=True, high_open=True)
+    s = 1.0 / c - 1.0  # a + b, from c = 1 / (a + b + 1)
+    return p * s, (1.0 - p) * s
+
+
+def conditionally_independent_votes(theta: Any, n_voters: int,
+                                    random_state: np.random.Generator | int | None
+                                    ) -> np.ndarray:
+    r"""Votes of ``n_voters`` voters that are independent given each example's difficulty.
+
+    Parameters
+    ----------
+    theta : array of shape (n_trials,)
+        Probability, on each example (trial), that a voter is right; in ``[0, 1]``.
+    n_voters : int
+        Number of voters ``n >= 1``.
+    random_state : numpy.random.Generator or int
+        Source of randomness.
+
+    Returns
+    -------
+    ndarray of int8, shape (n_trials, n_voters)
+        ``X[k, i] = 1`` when voter ``i`` is right on example ``k``.
+
+    Notes
+    -----
+    Whatever the distribution of :math:`\theta`, the votes have accuracy
+    :math:`\mathbb{E}\theta` and pairwise covariance :math:`\operatorname{Var}\theta`.
+    """
+    theta = _check_reals(theta, "theta", 0.0, 1.0)
+    if theta.ndim != 1 or theta.size == 0:
+        raise ValueError(f"theta must be a non-empty 1-D array, got shape {theta.shape}.")
+    n = check_int(n_voters, "n_voters", low=1)
+    rng = check_random_state(random_state)
+    U = rng.random((theta.size, n))
+    return (U < theta[:, None]).astype(np.int8)  # X_ki ~ Bernoulli(theta_k), independent given theta
+
+
+def correlated_votes(n_voters: int, p: float, c: float, n_trials: int,
+                     random_state: np.random.Generator | int | None) -> np.ndarray:
+    r"""Simulate a crowd of voters with accuracy ``p`` and pairwise vote correlation ``c``.
+
+    Parameters
+    ----------
+    n_voters : int
+        Number of voters ``n >= 1``.
+    p : float
+        Accuracy of every voter, in ``[0, 1]``.
+    c : float
+        Pairwise correlation of the votes, in ``[0, 1]``: ``0`` gives independent
+        voters, ``1`` gives clones that always agree.
+    n_trials : int
+        Number of examples (rows).
+    random_state : numpy.random.Generator or int
+        Source of randomness.
+
+    Returns
+    -------
+    ndarray of int8, shape (n_trials, n_voters)
+        ``X[k, i] = 1`` when voter ``i`` is right on example ``k``.
+
+    Notes
+    -----
+    Each example gets a difficulty :math:`\theta_k \sim \mathrm{Beta}(a, b)`
+    (:func:`beta_difficulty_parameters`) and the votes are independent
+    Bernoulli(:math:`\theta_k`) given it. The limits are handled exactly:
+    :math:`c = 0` gives :math:`\theta \equiv p`, and :math:`c = 1` gives
+    :math:`\theta \in \{0, 1\}` with :math:`P[\theta = 1] = p`.
+    """
+    n = check_int(n_voters, "n_voters", low=1)
+    p = check_float(p, "p", low=0.0, high=1.0)
+    c = check_float(c, "c", low=0.0, high=1.0)
+    K = check_int(n_trials, "n_trials", low=1)
+    rng = check_random_state(random_state)
+    if c == 0.0 or p in (0.0, 1.0):
+        theta = np.full(K, p)  # no shared difficulty: independent voters
+    elif c == 1.0:
+        theta = (rng.random(K) < p).astype(float)  # all voters agree
+    else:
+        a, b = beta_difficulty_parameters(p, c)
+        theta = rng.beta(a, b, size=K)  # difficulty of each example
+    return conditionally_independent_votes(theta, n, rng)
+
+
+def correlated_majority_accuracy(p: float, c: float, n: int | None = None,
+                                 ties: str = "coin") -> float:
+    r"""Exact probability that the majority of the crowd of :func:`correlated_votes` is right.
+
+    Parameters
+    ----------
+    p : float
+        Accuracy of every voter, in ``[0, 1]``.
+    c : float
+        Pairwise correlation of the votes, in ``[0, 1]``.
+    n : int or None, default=None
+        Number of voters; ``None`` gives the limit of an infinite crowd.
+    ties : {"coin", "wrong"}, default="coin"
+        How a tie (even ``n``) is decided.
+
+    Returns
+    -------
+    float
+        :math:`P[S > n/2] + w\,P[S = n/2]` where the number of correct votes
+        :math:`S` is beta-binomial with the parameters of
+        :func:`beta_difficulty_parameters` (binomial when ``c = 0``), and
+        :math:`w = 1/2` (coin) or ``0`` (wrong). For ``n=None`` it is
+        :math:`P[\theta > 1/2] + \tfrac12 P[\theta = 1/2]`, because
+        :math:`\bar X \to \theta` as :math:`n \to \infty`.
+    """
+    p = check_float(p, "p", low=0.0, high=1.0)
+    c = check_float(c, "c", low=0.0, high=1.0)
+    tie_weight = 1.0 - _check_ties(ties)  # weight of a tie in the accuracy
+    if n is None:
+        if c == 0.0 or p in (0.0, 1.0):  # theta = p
+            return 1.0 if p > 0.5 else (0.5 if p == 0.5 else 0.0)
+        if c == 1.0:  # theta in {0, 1}
+            return p
+        a, b = beta_difficulty_parameters(p, c)
+        return float(stats.beta.sf(0.5, a, b))  # P[theta > 1/2]
+    n = check_int(n, "n", low=1)
+    if c == 0.0 or p in (0.0, 1.0):
+        dist = stats.binom(n, p)
+    elif c == 1.0:
+        return p  # S is n (probability p) or 0
+    else:
+        dist = stats.betabinom(n, *beta_difficulty_parameters(p, c))
+    t = np.arange(n + 1)
+    pmf = dist.pmf(t)
+    return float(pmf[2 * t > n].sum() + tie_weight * pmf[2 * t == n].sum())
