@@ -1,0 +1,223 @@
+r"""Loss functions with their first and second derivatives (chapters on boosting).
+
+Every boosting method in the book is driven by a loss :math:`L(y, F)` of a label
+or target :math:`y` and a raw score :math:`F` (the model's output before any
+link function). Gradient boosting fits each new tree to the *negative gradient*
+
+.. math:: r_i = -\frac{\partial L(y_i, F)}{\partial F}\Big|_{F = F_{m-1}(x_i)},
+
+and the second-order (XGBoost-style) booster uses the gradient
+:math:`g_i = \partial L / \partial F` and the hessian
+:math:`h_i = \partial^2 L / \partial F^2` together (equation ``eq-xgb-taylor``).
+
+Each loss below is three small pure functions, vectorised over numpy arrays:
+``<name>(y, F)``, ``<name>_gradient(y, F)`` and ``<name>_hessian(y, F)``, all
+returning one value per sample. The conventions are:
+
+============================  =========  =======================================  ===================
+loss                          labels     :math:`L(y, F)`                          :math:`g`, :math:`h`
+============================  =========  =======================================  ===================
+``squared_error``             real       :math:`\tfrac12 (y - F)^2`               :math:`F - y`, :math:`1`
+``absolute_error``            real       :math:`|y - F|`                          :math:`\operatorname{sign}(F - y)`, :math:`0`
+``log_loss``                  {0, 1}     :math:`\log(1 + e^{F}) - yF`             :math:`p - y`, :math:`p(1 - p)`
+``exponential_loss``          {-1, +1}   :math:`e^{-yF}`                          :math:`-y e^{-yF}`, :math:`e^{-yF}`
+============================  =========  =======================================  ===================
+
+with :math:`p = \sigma(F) = 1 / (1 + e^{-F})`. The factor :math:`\tfrac12` in
+the squared error makes its gradient the plain residual :math:`F - y` (the
+convention of the XGBoost paper); scikit-learn reports the mean squared error
+and the binomial deviance, which are twice ``squared_error`` and twice
+``log_loss``. The absolute error is not differentiable at :math:`F = y`; its
+gradient there is the subgradient ``0`` and its hessian is ``0`` everywhere
+(it is piecewise linear), which is why gradient boosting replaces Newton leaf
+values by leaf medians for this loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = [
+    "sigmoid",
+    "squared_error",
+    "squared_error_gradient",
+    "squared_error_hessian",
+    "absolute_error",
+    "absolute_error_gradient",
+    "absolute_error_hessian",
+    "log_loss",
+    "log_loss_gradient",
+    "log_loss_hessian",
+    "exponential_loss",
+    "exponential_loss_gradient",
+    "exponential_loss_hessian",
+    "Loss",
+    "get_loss",
+]
+
+
+def _as_pair(y: Any, F: Any, labels: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Validate ``y`` and ``F`` as finite float arrays of one shape (``labels`` restricts ``y``)."""
+    y = np.asarray(y)
+    F = np.asarray(F)
+    for name, a in (("y", y), ("F", F)):
+        if a.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must contain real numbers, got dtype {a.dtype}.")
+    y = y.astype(np.float64)
+    F = F.astype(np.float64)
+    if y.shape != F.shape:
+        raise ValueError(f"y and F must have the same shape, got {y.shape} and {F.shape}.")
+    if not np.isfinite(y).all():
+        raise ValueError("y must not contain NaN or infinity.")
+    if not np.isfinite(F).all():
+        raise ValueError("F must not contain NaN or infinity.")
+    if labels == "01" and not np.isin(y, (0.0, 1.0)).all():
+        raise ValueError("y must contain only the labels 0 and 1 for the log loss.")
+    if labels == "pm1" and not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("y must contain only the labels -1 and +1 for the exponential loss.")
+    return y, F
+
+
+def _out(a: np.ndarray) -> np.ndarray | float:
+    return float(a) if a.ndim == 0 else a
+
+
+def sigmoid(F: Any) -> np.ndarray | float:
+    r"""The logistic function :math:`\sigma(F) = 1 / (1 + e^{-F})`, without overflow.
+
+    Computed as :math:`\exp(-\log(1 + e^{-F}))` with ``numpy.logaddexp``, which
+    is exact in floating point for large :math:`|F|` (no ``exp`` overflow).
+    """
+    F = np.asarray(F, dtype=np.float64)
+    return _out(np.exp(-np.logaddexp(0.0, -F)))  # 1 / (1 + e^{-F})
+
+
+# --- squared error -------------------------------------------------------------------
+
+
+def squared_error(y: Any, F: Any) -> np.ndarray | float:
+    r"""Half squared error :math:`L(y, F) = \tfrac12 (y - F)^2`, one value per sample."""
+    y, F = _as_pair(y, F)
+    return _out(0.5 * (y - F) ** 2)  # eq-loss-squared
+
+
+def squared_error_gradient(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial L / \partial F = F - y`, so the negative gradient is the residual."""
+    y, F = _as_pair(y, F)
+    return _out(F - y)
+
+
+def squared_error_hessian(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial^2 L / \partial F^2 = 1`."""
+    y, F = _as_pair(y, F)
+    return _out(np.ones_like(F))
+
+
+# --- absolute error ------------------------------------------------------------------
+
+
+def absolute_error(y: Any, F: Any) -> np.ndarray | float:
+    r"""Absolute error :math:`L(y, F) = |y - F|`, one value per sample."""
+    y, F = _as_pair(y, F)
+    return _out(np.abs(y - F))  # eq-loss-absolute
+
+
+def absolute_error_gradient(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial L / \partial F = \operatorname{sign}(F - y)` (the subgradient ``0`` at :math:`F = y`)."""
+    y, F = _as_pair(y, F)
+    return _out(np.sign(F - y))
+
+
+def absolute_error_hessian(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial^2 L / \partial F^2 = 0` wherever it exists (the loss is piecewise linear)."""
+    y, F = _as_pair(y, F)
+    return _out(np.zeros_like(F))
+
+
+# --- log loss (binary cross-entropy on the logit scale) ---------------------------------
+
+
+def log_loss(y: Any, F: Any) -> np.ndarray | float:
+    r"""Log loss :math:`L(y, F) = \log(1 + e^{F}) - yF` for :math:`y \in \{0, 1\}`.
+
+    This is :math:`-[y \log p + (1 - y) \log(1 - p)]` with :math:`p = \sigma(F)`,
+    computed as :math:`\log(1 + e^{(1 - 2y)F})` with ``logaddexp``, which is finite
+    and accurate for any finite :math:`F` (no cancellation for large scores).
+    """
+    y, F = _as_pair(y, F, labels="01")
+    return _out(np.logaddexp(0.0, (1.0 - 2.0 * y) * F))  # eq-loss-logistic: log(1 + e^F) - yF
+
+
+def log_loss_gradient(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial L / \partial F = \sigma(F) - y = p - y`."""
+    y, F = _as_pair(y, F, labels="01")
+    return _out(np.exp(-np.logaddexp(0.0, -F)) - y)
+
+
+def log_loss_hessian(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial^2 L / \partial F^2 = p (1 - p)`, computed as :math:`\sigma(F)\sigma(-F)`.
+
+    The product form keeps full relative precision when :math:`p` is close to 1.
+    """
+    y, F = _as_pair(y, F, labels="01")
+    return _out(np.exp(-np.logaddexp(0.0, -F) - np.logaddexp(0.0, F)))  # p (1 - p)
+
+
+# --- exponential loss (AdaBoost) ---------------------------------------------------------
+
+
+def exponential_loss(y: Any, F: Any) -> np.ndarray | float:
+    r"""Exponential loss :math:`L(y, F) = e^{-yF}` for :math:`y \in \{-1, +1\}` (AdaBoost's loss)."""
+    y, F = _as_pair(y, F, labels="pm1")
+    return _out(np.exp(-y * F))  # eq-loss-exponential
+
+
+def exponential_loss_gradient(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial L / \partial F = -y\, e^{-yF}`."""
+    y, F = _as_pair(y, F, labels="pm1")
+    return _out(-y * np.exp(-y * F))
+
+
+def exponential_loss_hessian(y: Any, F: Any) -> np.ndarray | float:
+    r""":math:`\partial^2 L / \partial F^2 = y^2 e^{-yF} = e^{-yF}`."""
+    y, F = _as_pair(y, F, labels="pm1")
+    return _out(np.exp(-y * F))
+
+
+# --- lookup by name ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Loss:
+    """A loss and its two derivatives, looked up by name with :func:`get_loss`."""
+
+    name: str
+    value: Callable[[Any, Any], Any]
+    gradient: Callable[[Any, Any], Any]
+    hessian: Callable[[Any, Any], Any]
+
+
+_LOSSES = {
+    "squared_error": Loss("squared_error", squared_error, squared_error_gradient,
+                          squared_error_hessian),
+    "absolute_error": Loss("absolute_error", absolute_error, absolute_error_gradient,
+                           absolute_error_hessian),
+    "log_loss": Loss("log_loss", log_loss, log_loss_gradient, log_loss_hessian),
+    "exponential": Loss("exponential", exponential_loss, exponential_loss_gradient,
+                        exponential_loss_hessian),
+}
+
+
+def get_loss(name: str) -> Loss:
+    """Return the :class:`Loss` called ``name``.
+
+    Parameters
+    ----------
+    name : {"squared_error", "absolute_error", "log_loss", "exponential"}
+    """
+    if not isinstance(name, str) or name not in _LOSSES:
+        raise ValueError(f"loss must be one of {sorted(_LOSSES)}, got {name!r}.")
+    return _LOSSES[name]
