@@ -49,6 +49,15 @@ from .crowds import (
     majority_lower_bound,
     mean_vote_variance,
 )
+from .boosting_theory import (
+    LinearBoostingRegressor,
+    best_stump_brute_force,
+    line_search,
+    reweight_misclassified,
+    samme_exponential_loss,
+    squared_error_step,
+)
+from .datasets import flip_labels, make_rings_classification
 from .datasets import (
     CIRCLE_RADIUS2,
     make_circle_classification,
@@ -56,6 +65,7 @@ from .datasets import (
     sample_sine_inputs,
     sine_function,
 )
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __version__ = "0.1.0"
 
@@ -101,4 +111,14 @@ __all__ = [
     "make_sine_regression",
     "sample_sine_inputs",
     "sine_function",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "LinearBoostingRegressor",
+    "best_stump_brute_force",
+    "line_search",
+    "reweight_misclassified",
+    "samme_exponential_loss",
+    "squared_error_step",
+    "flip_labels",
+    "make_rings_classification",
 ]
