@@ -129,10 +129,10 @@ def sample_feature_subsets(n_features: int, max_features: int, n_draws: int,
     """Draw ``n_draws`` independent subsets of ``m`` distinct features out of ``d``.
 
     Each row is what a random forest examines at one split: ``m`` feature
-    indices drawn uniformly without replacement. Row ``r`` is the first ``m``
-    entries of an independent uniformly random permutation of ``0..d-1``
-    (obtained by sorting ``d`` independent uniforms), so every ``m``-subset is
-    equally likely.
+    indices drawn uniformly without replacement. Row ``r`` holds the positions
+    of the ``m`` smallest of ``d`` independent uniforms, i.e. the first ``m``
+    entries of a uniformly random permutation of ``0..d-1`` (in no particular
+    order), so every ``m``-subset is equally likely.
 
     Returns
     -------
@@ -143,7 +143,7 @@ def sample_feature_subsets(n_features: int, max_features: int, n_draws: int,
     R = check_int(n_draws, "n_draws", low=1)
     rng = check_random_state(rng, "rng")
     keys = rng.random((R, d))  # one random permutation per row ...
-    return np.argsort(keys, axis=1)[:, :m]  # ... whose first m entries are the subset
+    return np.argpartition(keys, m - 1, axis=1)[:, :m]  # ... whose first m entries are the subset
 
 
 def simulate_no_informative(n_features: int, n_informative: int, max_features: int,
