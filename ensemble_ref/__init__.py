@@ -30,8 +30,11 @@ from .random_subspace import (
 )
 from .bias_variance import (
     BiasVariance,
+    MemberCovariance,
     MonteCarloEstimate,
     bias_variance_decomposition,
+    decompose_predictions,
+    member_covariance,
     equicorrelated_normals,
     expected_squared_error,
     simulate_predictions,
@@ -82,6 +85,9 @@ __all__ = [
     "staged_errors",
     "BiasVariance",
     "MonteCarloEstimate",
+    "MemberCovariance",
+    "decompose_predictions",
+    "member_covariance",
     "bias_variance_decomposition",
     "equicorrelated_normals",
     "expected_squared_error",

@@ -12,14 +12,16 @@ training set :math:`D` of size :math:`N` gives a random predictor
           + \underbrace{\sigma^2}_{\text{noise}},
 
 equation ``eq-bv-decomposition``. :func:`bias_variance_decomposition` estimates
-the three terms from ``R`` independent training sets; :func:`expected_squared_error`
-estimates the left-hand side directly, from fresh noisy targets, so that the two
-can be compared.
+the three terms from ``R`` independent training sets (:func:`simulate_predictions`
+then :func:`decompose_predictions`); :func:`expected_squared_error` estimates the
+left-hand side directly, from fresh noisy targets, so that the two can be compared.
 
 The variance of an average of :math:`M` predictors, each of variance
 :math:`\sigma^2`, with pairwise correlation :math:`\rho`, is
 :func:`variance_of_average` :math:`\rho\sigma^2 + (1-\rho)\sigma^2/M` (equation
-``eq-var-average``); :func:`equicorrelated_normals` simulates such predictors.
+``eq-var-average``); :func:`equicorrelated_normals` simulates such predictors, and
+:func:`member_covariance` measures :math:`\sigma^2` and :math:`\rho` for the members
+of a real ensemble.
 """
 
 from __future__ import annotations
@@ -35,7 +37,10 @@ from .datasets import sample_sine_inputs, sine_function
 __all__ = [
     "BiasVariance",
     "MonteCarloEstimate",
+    "MemberCovariance",
     "simulate_predictions",
+    "decompose_predictions",
+    "member_covariance",
     "bias_variance_decomposition",
     "expected_squared_error",
     "variance_of_average",
@@ -47,10 +52,17 @@ _SEED_RANGE = 2**31 - 1  # seeds handed to estimators: valid for numpy and sciki
 
 @dataclass(frozen=True)
 class MonteCarloEstimate:
-    """A Monte Carlo average and its standard error."""
+    """A Monte Carlo average, its standard error, and the independent values it averages."""
 
     mean: float
     se: float
+    values: np.ndarray
+
+    @classmethod
+    def of(cls, values: np.ndarray) -> "MonteCarloEstimate":
+        """The mean of independent ``values`` and its standard error ``sd / sqrt(n)``."""
+        v = np.asarray(values, dtype=np.float64)
+        return cls(mean=float(v.mean()), se=float(v.std(ddof=1) / np.sqrt(v.size)), values=v)
 
 
 @dataclass(frozen=True)
@@ -67,6 +79,8 @@ class BiasVariance:
         squared error.
     total_se : float
         Standard error of ``total``.
+    total_values : ndarray of shape (R,)
+        :math:`q_r + \sigma^2` for each training set, whose mean is ``total``.
     variance_se : float
         Standard error of ``variance``.
     bias2_pointwise, variance_pointwise : ndarray of shape (n_test,)
@@ -82,6 +96,7 @@ class BiasVariance:
     noise: float
     total: float
     total_se: float
+    total_values: np.ndarray
     variance_se: float
     bias2_pointwise: np.ndarray
     variance_pointwise: np.ndarray
@@ -144,6 +159,71 @@ def simulate_predictions(estimator_factory: Callable[[int], Any], X_test: Any, n
     return np.asarray(rows, dtype=np.float64)
 
 
+def decompose_predictions(predictions: Any, f_test: Any, noise: float) -> BiasVariance:
+    r"""Bias², variance and noise from the predictions of ``R`` independently trained predictors.
+
+    Parameters
+    ----------
+    predictions : array of shape (R, n_test)
+        Row ``r`` holds :math:`\hat f_r(x)` at the test points, for ``R >= 2``
+        independent training sets (see :func:`simulate_predictions`).
+    f_test : array of shape (n_test,)
+        The regression function at the test points.
+    noise : float
+        Noise standard deviation :math:`\sigma \ge 0`.
+
+    Returns
+    -------
+    BiasVariance
+
+    Notes
+    -----
+    Equation ``eq-bv-decomposition``. With the mean :math:`\bar f_R(x)` and
+    sample variance :math:`s^2(x)` (divisor ``R - 1``) of the ``R`` predictions,
+
+    .. math:: \widehat{\text{var}}(x) = s^2(x), \qquad
+              \widehat{\text{bias}^2}(x) = (\bar f_R(x) - f(x))^2 - s^2(x)/R,
+
+    both unbiased: :math:`\mathbb{E}(\bar f_R - f)^2 = \text{bias}^2 + \text{var}/R`
+    (equation ``eq-bv-bias-correction``), so the plain plug-in
+    :math:`(\bar f_R - f)^2` overstates the bias by the variance of the Monte
+    Carlo mean. The noise term is the known :math:`\sigma^2`. Averaged over the
+    test points, the sum is :math:`\frac1R\sum_r q_r + \sigma^2` with
+    :math:`q_r = \operatorname{mean}_x (\hat f_r(x) - f(x))^2`, an average of
+    ``R`` independent terms; ``total_se`` is their standard deviation over
+    :math:`\sqrt R`. ``variance_se`` is computed the same way from
+    :math:`d_r = \frac{R}{R-1}\operatorname{mean}_x (\hat f_r(x) - \bar f_R(x))^2`.
+    """
+    P = np.asarray(predictions, dtype=np.float64)
+    if P.ndim != 2 or P.shape[0] < 2:
+        raise ValueError(f"predictions must have shape (R, n_test) with R >= 2, got {P.shape}.")
+    if not np.isfinite(P).all():
+        raise ValueError("predictions must be finite.")
+    f_test = np.asarray(f_test, dtype=np.float64)
+    if f_test.shape != P.shape[1:]:
+        raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
+    sigma = check_float(noise, "noise", low=0.0)
+    R = P.shape[0]
+    f_bar = P.mean(axis=0)  # Monte Carlo estimate of E_D f_D(x)
+    s2 = P.var(axis=0, ddof=1)  # variance term at each x
+    bias2 = (f_bar - f_test) ** 2 - s2 / R  # unbiased bias^2 at each x, eq-bv-bias-correction
+    q = ((P - f_test) ** 2).mean(axis=1)  # per training set: mean_x (f_r - f)^2
+    d = ((P - f_bar) ** 2).mean(axis=1) * R / (R - 1)  # per training set: spread around f_bar
+    return BiasVariance(
+        bias2=float(bias2.mean()),
+        variance=float(s2.mean()),
+        noise=sigma**2,
+        total=float(bias2.mean() + s2.mean() + sigma**2),  # eq-bv-decomposition
+        total_se=float(q.std(ddof=1) / np.sqrt(R)),
+        total_values=q + sigma**2,
+        variance_se=float(d.std(ddof=1) / np.sqrt(R)),
+        bias2_pointwise=bias2,
+        variance_pointwise=s2,
+        mean_prediction=f_bar,
+        predictions=P,
+    )
+
+
 def bias_variance_decomposition(estimator_factory: Callable[[int], Any], X_test: Any,
                                 n_repeats: int, random_state: np.random.Generator | int | None,
                                 *, n_train: int = 100, noise: float = 0.5,
@@ -151,6 +231,8 @@ def bias_variance_decomposition(estimator_factory: Callable[[int], Any], X_test:
                                 sample_X: Callable[[int, np.random.Generator], np.ndarray]
                                 = sample_sine_inputs) -> BiasVariance:
     r"""Estimate bias², variance and noise of a learning algorithm by Monte Carlo.
+
+    :func:`simulate_predictions` followed by :func:`decompose_predictions`.
 
     Parameters
     ----------
@@ -160,87 +242,133 @@ def bias_variance_decomposition(estimator_factory: Callable[[int], Any], X_test:
     Returns
     -------
     BiasVariance
-
-    Notes
-    -----
-    With ``R`` predictions :math:`\hat f_r(x)`, their mean :math:`\bar f_R(x)`
-    and sample variance :math:`s^2(x)` (divisor ``R - 1``),
-
-    .. math:: \widehat{\text{var}}(x) = s^2(x), \qquad
-              \widehat{\text{bias}^2}(x) = (\bar f_R(x) - f(x))^2 - s^2(x)/R,
-
-    both unbiased: :math:`\mathbb{E}(\bar f_R - f)^2 = \text{bias}^2 + \text{var}/R`,
-    so the plain plug-in :math:`(\bar f_R - f)^2` overstates the bias by the
-    variance of the Monte Carlo mean. The noise term is the known
-    :math:`\sigma^2`. Their sum, averaged over ``X_test``, equals
-    :math:`\frac1R\sum_r q_r + \sigma^2` with
-    :math:`q_r = \operatorname{mean}_x (\hat f_r(x) - f(x))^2`, an average of
-    ``R`` independent terms; ``total_se`` is their standard deviation over
-    :math:`\sqrt R`. ``variance_se`` is computed the same way from
-    :math:`d_r = \operatorname{mean}_x (\hat f_r(x) - \bar f_R(x))^2`.
     """
     X_test = check_array(X_test, "X_test")
     sigma = check_float(noise, "noise", low=0.0)
     P = simulate_predictions(estimator_factory, X_test, n_repeats, random_state,
                              n_train=n_train, noise=sigma, f=f, sample_X=sample_X)
-    R = P.shape[0]
-    f_test = np.asarray(f(X_test), dtype=np.float64)
-    f_bar = P.mean(axis=0)  # Monte Carlo estimate of E_D f_D(x)
-    s2 = P.var(axis=0, ddof=1)  # variance term at each x
-    bias2 = (f_bar - f_test) ** 2 - s2 / R  # unbiased bias^2 at each x
-    q = ((P - f_test) ** 2).mean(axis=1)  # per training set: mean_x (f_r - f)^2
-    d = ((P - f_bar) ** 2).mean(axis=1) * R / (R - 1)  # per training set: spread around f_bar
-    return BiasVariance(
-        bias2=float(bias2.mean()),
-        variance=float(s2.mean()),
-        noise=sigma**2,
-        total=float(bias2.mean() + s2.mean() + sigma**2),  # eq-bv-decomposition
-        total_se=float(q.std(ddof=1) / np.sqrt(R)),
-        variance_se=float(d.std(ddof=1) / np.sqrt(R)),
-        bias2_pointwise=bias2,
-        variance_pointwise=s2,
-        mean_prediction=f_bar,
-        predictions=P,
-    )
+    return decompose_predictions(P, f(X_test), sigma)
 
 
-def expected_squared_error(estimator_factory: Callable[[int], Any], X_test: Any, n_repeats: int,
-                           random_state: np.random.Generator | int | None, *,
-                           n_train: int = 100, noise: float = 0.5,
-                           f: Callable[[np.ndarray], np.ndarray] = sine_function,
-                           sample_X: Callable[[int, np.random.Generator], np.ndarray]
-                           = sample_sine_inputs) -> MonteCarloEstimate:
-    r"""Estimate :math:`\mathbb{E}_{D,\varepsilon}(y - \hat f_D(x))^2`, averaged over ``X_test``, directly.
+def expected_squared_error(predictions: Any, f_test: Any, noise: float,
+                           random_state: np.random.Generator | int | None
+                           ) -> MonteCarloEstimate:
+    r"""Estimate :math:`\mathbb{E}_{D,\varepsilon}(y - \hat f_D(x))^2`, averaged over the test points, directly.
 
     Parameters
     ----------
-    estimator_factory, X_test, n_repeats, random_state, n_train, noise, f, sample_X
-        As in :func:`simulate_predictions`.
+    predictions : array of shape (R, n_test)
+        Predictions of ``R`` independently trained predictors at the test points.
+    f_test : array of shape (n_test,)
+        The regression function at the test points.
+    noise : float
+        Noise standard deviation :math:`\sigma \ge 0`.
+    random_state : numpy.random.Generator or int
+        Source of the fresh noise.
 
     Returns
     -------
     MonteCarloEstimate
-        The mean over ``R`` training sets of
+        The mean over the ``R`` predictors of
         :math:`e_r = \operatorname{mean}_x (y_r(x) - \hat f_r(x))^2`, where
-        :math:`y_r(x) = f(x) + \varepsilon_r(x)` are fresh noisy targets
-        independent of the training set, and its standard error
-        :math:`\operatorname{sd}(e_r)/\sqrt R`.
+        :math:`y_r(x) = f(x) + \varepsilon_r(x)` are fresh noisy targets,
+        independent of the training sets; its standard error; and the
+        :math:`e_r` themselves.
 
     Notes
     -----
     This is the left-hand side of equation ``eq-bv-decomposition``, measured
-    without computing bias or variance; with an independent ``random_state``
-    it checks :func:`bias_variance_decomposition`.
+    as a test error, without computing bias or variance.
     """
-    X_test = check_array(X_test, "X_test")
+    P = np.asarray(predictions, dtype=np.float64)
+    if P.ndim != 2 or P.shape[0] < 2 or not np.isfinite(P).all():
+        raise ValueError("predictions must be a finite array of shape (R, n_test) with R >= 2.")
+    f_test = np.asarray(f_test, dtype=np.float64)
+    if f_test.shape != P.shape[1:]:
+        raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
     sigma = check_float(noise, "noise", low=0.0)
     rng = check_random_state(random_state)
-    P = simulate_predictions(estimator_factory, X_test, n_repeats, rng, n_train=n_train,
-                             noise=sigma, f=f, sample_X=sample_X)
-    f_test = np.asarray(f(X_test), dtype=np.float64)
     y_new = f_test + sigma * rng.standard_normal(P.shape)  # fresh targets, independent of D_r
-    e = ((y_new - P) ** 2).mean(axis=1)  # test error of each fitted predictor
-    return MonteCarloEstimate(mean=float(e.mean()), se=float(e.std(ddof=1) / np.sqrt(e.size)))
+    return MonteCarloEstimate.of(((y_new - P) ** 2).mean(axis=1))  # test error e_r of each predictor
+
+
+@dataclass(frozen=True)
+class MemberCovariance:
+    r"""Variance of one ensemble member and covariance of two, averaged over the test points.
+
+    Attributes
+    ----------
+    sigma2 : float
+        :math:`\bar\sigma^2 = \operatorname{mean}_x \operatorname{Var} h_m(x)`.
+    cov : float
+        :math:`\operatorname{mean}_x \operatorname{Cov}(h_m(x), h_{m'}(x))`, :math:`m \ne m'`.
+    rho : float
+        ``cov / sigma2``, the correlation :math:`\bar\rho` that makes equation
+        ``eq-var-average``, averaged over the test points, exact.
+    sigma2_values, cov_values : ndarray of shape (R,)
+        Per-training-set contributions whose means are ``sigma2`` and ``cov``.
+    """
+
+    sigma2: float
+    cov: float
+    rho: float
+    sigma2_values: np.ndarray
+    cov_values: np.ndarray
+
+    def average_variance(self, M: int) -> MonteCarloEstimate:
+        r"""Predicted variance of the average of ``M`` members: :math:`\bar\rho\bar\sigma^2 + (1-\bar\rho)\bar\sigma^2/M`.
+
+        Returns a :class:`MonteCarloEstimate` whose standard error treats the
+        ``R`` training sets as independent (it ignores the small extra error
+        of centring on the Monte Carlo mean).
+        """
+        M = check_int(M, "M", low=1)
+        values = self.cov_values + (self.sigma2_values - self.cov_values) / M  # eq-var-average
+        return MonteCarloEstimate.of(values)
+
+
+def member_covariance(member_predictions: Any) -> MemberCovariance:
+    r"""Estimate the variance of a member and the covariance between two members of an ensemble.
+
+    Parameters
+    ----------
+    member_predictions : array of shape (R, M, n_test)
+        ``[r, m]`` holds member ``m``'s predictions at the test points, for the
+        ensemble trained on the ``r``-th of ``R >= 2`` independent training
+        sets; ``M >= 2`` exchangeable members (e.g. the trees of a bagged
+        ensemble, from :func:`simulate_predictions` with a ``predict`` that
+        returns every member's prediction).
+
+    Returns
+    -------
+    MemberCovariance
+
+    Notes
+    -----
+    With :math:`Z_{rm}(x) = h_{rm}(x) - \operatorname{mean}_r h_{rm}(x)` and
+    :math:`S_r(x) = \sum_m Z_{rm}(x)`, the sample variances are the diagonal
+    :math:`\frac{1}{R-1}\sum_r Z_{rm}^2` and the sum of all sample covariances
+    is :math:`\frac{1}{R-1}\sum_r S_r^2`; the off-diagonal average is their
+    difference over :math:`M(M-1)`. Every term is a sum over training sets, so
+    the per-set contributions are returned for standard errors.
+    """
+    P = np.asarray(member_predictions, dtype=np.float64)
+    if P.ndim != 3 or P.shape[0] < 2 or P.shape[1] < 2:
+        raise ValueError("member_predictions must have shape (R, M, n_test) with R >= 2 and "
+                         f"M >= 2, got {P.shape}.")
+    if not np.isfinite(P).all():
+        raise ValueError("member_predictions must be finite.")
+    R, M, _ = P.shape
+    Z = P - P.mean(axis=0)  # centre each member at each x on its Monte Carlo mean
+    diag = (Z**2).sum(axis=1)  # sum_m Z_rm(x)^2
+    S2 = Z.sum(axis=1) ** 2  # (sum_m Z_rm(x))^2
+    sigma2_values = diag.mean(axis=1) / M * R / (R - 1)  # contributions to mean_x Var h_m(x)
+    cov_values = (S2 - diag).mean(axis=1) / (M * (M - 1)) * R / (R - 1)  # ... to mean_x Cov
+    sigma2, cov = float(sigma2_values.mean()), float(cov_values.mean())
+    if sigma2 <= 0:
+        raise ValueError("the members' predictions do not vary: their correlation is undefined.")
+    return MemberCovariance(sigma2=sigma2, cov=cov, rho=cov / sigma2,
+                            sigma2_values=sigma2_values, cov_values=cov_values)
 
 
 def variance_of_average(sigma2: Any, rho: Any, M: Any) -> float | np.ndarray:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import stats
+from scipy import special, stats
 
 from ._validation import check_float, check_int, check_random_state
 
@@ -119,19 +119,22 @@ def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
     Notes
     -----
     Equation ``eq-condorcet-exact``. Each term is a binomial probability
-    evaluated in log space by :func:`scipy.stats.binom.pmf`, and only positive
-    terms are added, so tiny errors keep their relative precision.
+    evaluated in log space (``gammaln`` for the binomial coefficient), and only
+    positive terms are added, so tiny errors keep their relative precision.
     """
     tie_weight = _check_ties(ties)
     p = _check_reals(p, "p", 0.0, 1.0)
     T = _check_counts(T, "T")
     p, T = np.broadcast_arrays(p, T)
     out = np.empty(p.shape)
-    for idx in np.ndindex(p.shape):
-        n = int(T[idx])
+    for n in np.unique(T):  # one table of binomial probabilities per crowd size
+        sel = T == n
         t = np.arange(n + 1)  # number of correct votes
-        pmf = stats.binom.pmf(t, n, p[idx])  # C(n, t) p^t (1-p)^(n-t)
-        out[idx] = pmf[2 * t < n].sum() + tie_weight * pmf[2 * t == n].sum()
+        q = p[sel][:, None]
+        log_comb = special.gammaln(n + 1) - special.gammaln(t + 1) - special.gammaln(n - t + 1)
+        log_pmf = log_comb + special.xlogy(t, q) + special.xlog1py(n - t, -q)
+        pmf = np.exp(log_pmf)  # C(n, t) p^t (1-p)^(n-t)
+        out[sel] = pmf[:, 2 * t < n].sum(axis=1) + tie_weight * pmf[:, 2 * t == n].sum(axis=1)
     return _out(out)
 
 

@@ -5,8 +5,10 @@ import pytest
 
 from ensemble_ref import (
     bias_variance_decomposition,
+    decompose_predictions,
     equicorrelated_normals,
     expected_squared_error,
+    member_covariance,
     simulate_predictions,
     sine_function,
     variance_of_average,
@@ -73,13 +75,63 @@ def test_bias_correction_removes_the_monte_carlo_inflation():
     assert abs(np.mean(biases) - 1.0) < variance / R  # smaller than the inflation it removes
 
 
-def test_decomposition_agrees_with_direct_error_from_an_independent_run():
+def test_decomposition_agrees_with_direct_error():
     kw = dict(n_train=15, noise=0.7)
     bv = bias_variance_decomposition(NoisyMeanPredictor, X_TEST, 1500, random_state=1, **kw)
-    err = expected_squared_error(NoisyMeanPredictor, X_TEST, 1500, random_state=2, **kw)
+    # From an independent run ...
+    P = simulate_predictions(NoisyMeanPredictor, X_TEST, 1500, random_state=2, **kw)
+    err = expected_squared_error(P, F_TEST, 0.7, random_state=3)
     assert abs(bv.total - err.mean) < 4 * np.hypot(bv.total_se, err.se)
+    # ... and from the same fits with fresh noise (common random numbers: a sharper check).
+    same = expected_squared_error(bv.predictions, F_TEST, 0.7, random_state=4)
+    d = same.values - bv.total_values
+    assert abs(d.mean()) < 4 * d.std(ddof=1) / np.sqrt(d.size)
+    assert d.std() < 0.5 * same.values.std()  # the pairing removes most of the fit-to-fit noise
     # The random estimator's own jitter adds exactly 1 to the variance.
     assert bv.variance == pytest.approx((VAR_F + 0.49) / 15 + 1.0, rel=0.1)
+    assert np.isclose(bv.total_values.mean(), bv.total)
+
+
+def test_decompose_predictions_identity_and_validation():
+    rng = np.random.default_rng(0)
+    P = rng.normal(size=(30, 5))
+    f = rng.normal(size=5)
+    bv = decompose_predictions(P, f, 0.3)
+    # bias^2 + variance equals the mean squared deviation from f, up to the 1/R corrections.
+    plug_in = np.mean((P.mean(axis=0) - f) ** 2) + np.mean(P.var(axis=0, ddof=0))
+    assert np.isclose(bv.bias2 + bv.variance, np.mean((P - f) ** 2))
+    assert np.isclose(plug_in, np.mean((P - f) ** 2))
+    assert bv.variance == pytest.approx(np.mean(P.var(axis=0, ddof=1)))
+    with pytest.raises(ValueError, match="predictions"):
+        decompose_predictions(P[:1], f, 0.3)
+    with pytest.raises(ValueError, match="f_test"):
+        decompose_predictions(P, f[:3], 0.3)
+    with pytest.raises(ValueError, match="noise"):
+        decompose_predictions(P, f, -1.0)
+    with pytest.raises(ValueError, match="predictions"):
+        expected_squared_error(np.full((3, 5), np.nan), f, 0.3, 0)
+
+
+def test_member_covariance_recovers_equicorrelated_members():
+    # R training sets, M members, n test points: members share a part of variance rho sigma^2.
+    R, M, n, rho, sigma = 3000, 6, 4, 0.35, 1.5
+    rng = np.random.default_rng(5)
+    P = np.stack([equicorrelated_normals(M, rho, R, rng, sigma=sigma) for _ in range(n)], axis=2)
+    mc = member_covariance(P + 10.0)  # a constant shift changes nothing
+    assert mc.sigma2 == pytest.approx(sigma**2, rel=0.06)
+    assert mc.rho == pytest.approx(rho, abs=0.04)
+    for m in [1, 3, 6]:
+        predicted = mc.average_variance(m)
+        measured = P[:, :m].mean(axis=1).var(axis=0, ddof=1).mean()
+        assert abs(predicted.mean - variance_of_average(sigma**2, rho, m)) < 4 * predicted.se
+        if m == 1:
+            assert np.isclose(predicted.mean, mc.sigma2)
+        if m == M:  # with all members the identity is exact on the sample
+            assert np.isclose(predicted.mean, measured)
+    with pytest.raises(ValueError, match="M >= 2"):
+        member_covariance(P[:, :1])
+    with pytest.raises(ValueError, match="do not vary"):
+        member_covariance(np.ones((5, 3, 2)))
 
 
 def test_simulate_predictions_is_seeded_and_accepts_a_custom_predict():
