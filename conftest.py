@@ -5,16 +5,27 @@ error; a failing claim raises). A notebook that nbval silently fails to collect
 would let a broken chapter pass, so collection is checked here: whenever the
 ``book`` folder is part of the run, every chapter listed in ``_toc.yml`` must
 contribute at least one executed cell.
+
+The strict book build is a session fixture (``built_book``) shared by the tests
+that read its output (the build checks, the browser test, the reproducibility
+test), so the book is built once per run. At the end of the run the time spent
+in each stage (unit tests, notebooks under nbval, book build, browser,
+reproducibility, ...) is printed.
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter, defaultdict
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent
+HTML = ROOT / "_build" / "html"
 
 
 def chapter_notebooks() -> list[Path]:
@@ -53,3 +64,89 @@ def pytest_collection_modifyitems(session, config, items):
             f"{missing or 'all'} ({sum(cells.values())} cells from {len(cells)} notebooks). "
             "Each chapter must be a MyST notebook with a paired .ipynb "
             "(jupytext --sync book/<chapter>.md) and nbval must be installed.")
+
+
+def jupyter_book() -> str:
+    exe = Path(sys.executable).with_name("jupyter-book")
+    return str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book")
+
+
+# Wall time of the book build, moved out of the test whose set-up triggered it
+# and reported as its own stage.
+_BUILD_SECONDS: list[float] = []
+
+
+@pytest.fixture(scope="session")
+def built_book() -> Path:
+    """Build the whole book strictly (README's build command) once; the HTML folder."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [jupyter_book(), "build", ".", "-W", "-n", "--keep-going"],
+            cwd=ROOT, capture_output=True, text=True, timeout=3000,
+        )
+    finally:
+        _BUILD_SECONDS.append(time.perf_counter() - start)
+    log = proc.stdout + proc.stderr
+    (ROOT / "_build").mkdir(exist_ok=True)
+    (ROOT / "_build" / "build.log").write_text(log)
+    assert proc.returncode == 0, "strict book build failed:\n" + log[-6000:]
+    return HTML
+
+
+# ---------------------------------------------------------------- time per stage
+
+STAGE_OF_FILE = {
+    "test_book.py": "book build",
+    "test_browser.py": "browser",
+    "test_reproducibility.py": "reproducibility",
+    "test_notebooks.py": "chapter sources and solutions",
+    "test_properties.py": "properties (hypothesis)",
+    "test_hostile_inputs.py": "hostile inputs",
+}
+STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
+               "chapter sources and solutions", "notebooks (nbval)", "book build", "browser",
+               "reproducibility"]
+_stage_seconds: defaultdict[str, float] = defaultdict(float)
+_stage_tests: Counter[str] = Counter()
+_clock: dict[str, float] = {}
+
+
+def _stage(report) -> str:
+    path = report.nodeid.split("::")[0]
+    if path.endswith(".ipynb"):
+        return "notebooks (nbval)"
+    return STAGE_OF_FILE.get(Path(path).name, "unit tests")
+
+
+def pytest_sessionstart(session):
+    _clock["start"] = time.perf_counter()
+
+
+def pytest_collection_finish(session):
+    _stage_seconds["collection"] += time.perf_counter() - _clock.get("start", time.perf_counter())
+
+
+def pytest_runtest_logreport(report):
+    duration = report.duration
+    if report.when == "setup" and _BUILD_SECONDS:
+        build = _BUILD_SECONDS.pop()  # the build ran inside this set-up
+        _stage_seconds["book build"] += build
+        duration = max(0.0, duration - build)
+    stage = _stage(report)
+    _stage_seconds[stage] += duration
+    if report.when == "call":
+        _stage_tests[stage] += 1
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if not _stage_seconds:
+        return
+    total = time.perf_counter() - _clock.get("start", time.perf_counter())
+    stages = [s for s in STAGE_ORDER if s in _stage_seconds]
+    stages += sorted(set(_stage_seconds) - set(stages))
+    terminalreporter.write_sep("=", "time per stage")
+    for stage in stages:
+        count = f"{_stage_tests[stage]:5d} tests" if stage != "collection" else " " * 11
+        terminalreporter.write_line(f"{stage:32s} {count} {_stage_seconds[stage]:8.1f} s")
+    terminalreporter.write_line(f"{'total (pytest session)':32s} {' ' * 11} {total:8.1f} s")

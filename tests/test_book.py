@@ -10,35 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import subprocess
 import sys
 from pathlib import Path
-
-import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import ROOT, chapter_notebooks  # noqa: E402
 
-HTML = ROOT / "_build" / "html"
-
-
-def jupyter_book() -> str:
-    exe = Path(sys.executable).with_name("jupyter-book")
-    return str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book")
-
-
-@pytest.fixture(scope="session")
-def built_book() -> Path:
-    proc = subprocess.run(
-        [jupyter_book(), "build", ".", "-W", "-n", "--keep-going"],
-        cwd=ROOT, capture_output=True, text=True, timeout=3000,
-    )
-    log = proc.stdout + proc.stderr
-    (ROOT / "_build").mkdir(exist_ok=True)
-    (ROOT / "_build" / "build.log").write_text(log)
-    assert proc.returncode == 0, "strict book build failed:\n" + log[-6000:]
-    return HTML
+# The fixture ``built_book`` (the strict build, run once per session) is in conftest.py.
 
 
 def text_of(page: Path) -> str:

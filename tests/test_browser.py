@@ -1,0 +1,389 @@
+"""The built book in a real browser, with no network.
+
+The HTML of the strict build (the session fixture ``built_book``) is served on
+127.0.0.1 and every page is opened in headless Chromium (Debian's ``chromium``,
+driven by Playwright's Python package with the system browser; Playwright's own
+browser downloads are never used). For each page the test asserts that
+
+* every formula is typeset: each ``.math`` element holds a MathJax container,
+  no raw ``$$`` or ``\\begin{`` is left in the text, and MathJax reports no error
+  (no ``merror`` node, no undefined macro shown in red);
+* every ``<img>`` has loaded, with a non-zero natural size;
+* every internal link resolves: the file exists and so does the anchor;
+* no JavaScript error is raised or logged on the console;
+* every request goes to 127.0.0.1 (MathJax and its fonts included) and succeeds;
+  any other request is aborted and reported.
+
+One screenshot per chapter is saved in ``tests/artifacts/``. A first test runs
+the same checks on a deliberately broken page, to show that each check can fail.
+
+If ``/usr/bin/chromium`` is missing the test installs it with apt when it runs as
+root, and otherwise fails with the command to run; it is never skipped.
+"""
+
+from __future__ import annotations
+
+import functools
+import html.parser
+import http.server
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urlsplit
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
+from conftest import ROOT, chapter_notebooks  # noqa: E402
+from offline_mathjax import mathjax_es5_dir  # noqa: E402
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+HOST = "127.0.0.1"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+# Browsers ask every site for /favicon.ico by themselves; the book declares no icon,
+# so this one request (not made by the page) may fail.
+IMPLICIT_REQUESTS = {"/favicon.ico"}
+PAGE_TIMEOUT_MS = 30_000
+
+
+# --------------------------------------------------------------------------- set-up
+
+def ensure_chromium() -> Path:
+    """The system Chromium; installed with apt when missing and running as root."""
+    if CHROMIUM.exists():
+        return CHROMIUM
+    install = "apt-get update && apt-get install -y chromium"
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        proc = subprocess.run(["bash", "-c", install], capture_output=True, text=True,
+                              timeout=1200, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
+        if proc.returncode == 0 and CHROMIUM.exists():
+            return CHROMIUM
+        pytest.fail(f"installing Chromium failed ({install}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+    pytest.fail(f"headless Chromium is required at {CHROMIUM}: install it with "
+                f"'sudo {install.replace('&& ', '&& sudo ')}' (Debian/Ubuntu package 'chromium').")
+
+
+def playwright_api():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.fail("the browser test needs Playwright's Python package: "
+                    "python -m pip install -r requirements-dev.txt (no 'playwright install' "
+                    "is needed: the system Chromium is used)")
+    return sync_playwright
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                      ".woff": "font/woff", ".woff2": "font/woff2", ".js": "text/javascript",
+                      ".svg": "image/svg+xml"}
+
+    def log_message(self, *args):  # keep pytest's output clean
+        pass
+
+
+class LocalServer:
+    """``root`` served over HTTP on 127.0.0.1 (a free port) in a daemon thread."""
+
+    def __init__(self, root: Path):
+        self.root = root
+        handler = functools.partial(_QuietHandler, directory=str(root))
+        self.httpd = http.server.ThreadingHTTPServer((HOST, 0), handler)
+        self.base = f"http://{HOST}:{self.httpd.server_address[1]}/"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def __enter__(self) -> "LocalServer":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A headless Chromium context with a fresh profile directory."""
+    executable = ensure_chromium()
+    sync_playwright = playwright_api()
+    with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile, \
+            sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile, executable_path=str(executable), headless=True, args=FLAGS,
+            viewport={"width": 1280, "height": 900}, service_workers="block")
+        context.set_default_timeout(PAGE_TIMEOUT_MS)
+        yield context
+        context.close()
+
+
+# --------------------------------------------------------------------------- checks
+
+class _Anchors(html.parser.HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag, attrs):
+        for key, value in attrs:
+            if key == "id" or (tag == "a" and key == "name"):
+                self.ids.add(value or "")
+
+
+@functools.lru_cache(maxsize=None)
+def anchors_of(path: Path) -> frozenset[str]:
+    parser = _Anchors()
+    parser.feed(path.read_text(encoding="utf-8", errors="replace"))
+    return frozenset(parser.ids)
+
+
+def local_file(root: Path, url: str) -> Path:
+    """The file that a URL on the local server maps to."""
+    path = unquote(urlsplit(url).path).lstrip("/")
+    target = root / path
+    return target / "index.html" if (not path or path.endswith("/") or target.is_dir()) else target
+
+
+# Runs in the page once it has loaded: waits for MathJax's first typesetting and
+# for every image, then reports what the checks need.
+INSPECT_PAGE = r"""
+async () => {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) { await mj.startup.promise; }
+  if (document.fonts && document.fonts.ready) { await document.fonts.ready; }
+  const imgs = Array.from(document.images);
+  await Promise.all(imgs.map(img => {
+    img.loading = "eager";
+    return img.complete ? null : new Promise(done => {
+      img.addEventListener("load", done); img.addEventListener("error", done);
+      setTimeout(done, 10000);
+    });
+  }));
+  const badImages = imgs.filter(img => !(img.complete && img.naturalWidth > 0 && img.naturalHeight > 0))
+                        .map(img => img.getAttribute("src"));
+  const mathNodes = Array.from(document.querySelectorAll("span.math, div.math"));
+  const untypeset = mathNodes.filter(el => !el.querySelector("mjx-container"))
+                             .map(el => el.textContent.trim().slice(0, 80));
+  const errors = Array.from(document.querySelectorAll("mjx-merror, [data-mjx-error]"))
+                      .map(el => el.getAttribute("data-mjx-error") || el.textContent.slice(0, 80));
+  if (mj && mj.startup && mj.startup.document && mj.startup.document.math) {
+    for (const item of mj.startup.document.math) {
+      if (!item.root || !item.root.walkTree) continue;
+      item.root.walkTree(node => {
+        if (node.isKind("merror")) errors.push("merror in " + item.math.slice(0, 80));
+        else if (node.isKind("mtext") && node.attributes.get("mathcolor") === "red"
+                 && String(node.childNodes.map(c => c.text || "").join("")).startsWith("\\"))
+          errors.push("undefined macro in " + item.math.slice(0, 80));
+      });
+    }
+  }
+  const body = document.body.cloneNode(true);
+  body.querySelectorAll("script, style, pre, code, mjx-container, .highlight, textarea")
+      .forEach(el => el.remove());
+  const text = body.textContent;
+  const raw = ["$$", "\\begin{"].filter(s => text.includes(s))
+      .map(s => s + " near: " + text.slice(Math.max(0, text.indexOf(s) - 40), text.indexOf(s) + 40)
+                                .replace(/\s+/g, " "));
+  const links = Array.from(document.querySelectorAll("a[href]")).map(a => a.href);
+  return {url: location.href, title: document.title, mathNodes: mathNodes.length,
+          containers: document.querySelectorAll("mjx-container").length,
+          mathjaxLoaded: !!(mj && mj.startup), untypeset, errors, raw, badImages, links};
+}
+"""
+
+
+class Tab:
+    """One browser tab that records, per visited page, what the checks need.
+
+    Pages are visited one after the other in the same tab (a new tab costs a
+    renderer process start). Every request is recorded; one to a host other than
+    127.0.0.1 is aborted, so nothing leaves the machine.
+    """
+
+    def __init__(self, context):
+        self.page = context.new_page()
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        self.in_flight: set = set()
+        self.page.route("**/*", self._route)
+        self.page.on("request", self._request)
+        self.page.on("requestfinished", lambda request: self.in_flight.discard(request))
+        self.page.on("requestfailed", self._failed)
+        self.page.on("response", self._response)
+        self.page.on("console", self._console)
+        self.page.on("pageerror", lambda exc: self.problems.append(f"JavaScript error: {exc}"))
+
+    @staticmethod
+    def _route(route):
+        url = route.request.url
+        if urlsplit(url).hostname == HOST or not url.startswith(("http:", "https:")):
+            route.continue_()
+        else:
+            route.abort()
+
+    def _request(self, request):
+        self.requests.append(request.url)
+        self.in_flight.add(request)
+
+    def _failed(self, request):
+        self.in_flight.discard(request)
+        self.problems.append(f"request failed: {request.url} ({request.failure})")
+
+    def _response(self, response):
+        if response.status >= 400 and urlsplit(response.url).path not in IMPLICIT_REQUESTS:
+            self.problems.append(f"HTTP {response.status} for {response.url}")
+
+    def _console(self, msg):
+        if msg.type != "error":
+            return
+        source = (msg.location or {}).get("url", "")
+        if "Failed to load resource" in msg.text and urlsplit(source).path in IMPLICIT_REQUESTS:
+            return
+        self.problems.append(f"console error: {msg.text} ({source})")
+
+    def settle(self, quiet_ms: int = 250) -> None:
+        """Wait until no request has been in flight for ``quiet_ms``."""
+        quiet = 0
+        for _ in range(PAGE_TIMEOUT_MS // 50):
+            quiet = quiet + 50 if not self.in_flight else 0
+            if quiet >= quiet_ms:
+                return
+            self.page.wait_for_timeout(50)
+        self.problems.append(f"requests still pending: {[r.url for r in self.in_flight]}")
+
+    def close(self) -> None:
+        self.page.close()
+
+
+def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | None = None
+               ) -> tuple[list[str], dict]:
+    """Open one page; return the problems found (empty when the page is sound)."""
+    tab.problems, tab.requests = [], []
+    tab.page.goto(server.base + relpath, wait_until="load")
+    tab.settle()
+    info = tab.page.evaluate(INSPECT_PAGE)
+    tab.settle()  # requests started by typesetting or by the checks (fonts, images)
+    if screenshot is not None:
+        screenshot.parent.mkdir(parents=True, exist_ok=True)
+        tab.page.screenshot(path=str(screenshot))  # the opening screen (a full page costs seconds)
+    problems, requests = tab.problems, tab.requests
+
+    # Formulas.
+    static_math = 'class="math' in local_file(server.root, info["url"]).read_text(
+        encoding="utf-8", errors="replace")
+    if static_math and not info["mathjaxLoaded"]:
+        problems.append("the page has formulas but MathJax did not load")
+    if static_math and info["containers"] == 0:
+        problems.append("the page has formulas but no MathJax container")
+    problems += [f"formula not typeset: {m!r}" for m in info["untypeset"]]
+    problems += [f"MathJax error: {e}" for e in info["errors"]]
+    problems += [f"raw TeX in the text: {r!r}" for r in info["raw"]]
+    # Images.
+    problems += [f"image not loaded: {src}" for src in info["badImages"]]
+    # Internal links.
+    for href in sorted(set(info["links"])):
+        if urlsplit(href).scheme not in ("http", "https") or urlsplit(href).netloc != urlsplit(
+                server.base).netloc:
+            continue
+        address, fragment = urldefrag(href)
+        target = local_file(server.root, address)
+        if not target.is_file():
+            problems.append(f"broken link: {href} (no file {target.relative_to(server.root)})")
+        elif fragment and target.suffix == ".html" and unquote(fragment) not in anchors_of(target):
+            problems.append(f"broken anchor: {href}")
+    # Network.
+    for url in requests:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname != HOST:
+            problems.append(f"request to another host: {url}")
+    info["requests"] = requests
+    return list(dict.fromkeys(problems)), info
+
+
+def book_pages(html_root: Path) -> list[str]:
+    """Every HTML page of the book (not the theme's or MathJax's own files)."""
+    skip = {"_static", "_sources", "_images", "mathjax", "_downloads"}
+    return sorted(p.relative_to(html_root).as_posix() for p in html_root.rglob("*.html")
+                  if not skip & set(p.relative_to(html_root).parts[:-1]))
+
+
+# --------------------------------------------------------------------------- tests
+
+BROKEN_PAGE = r"""<!DOCTYPE html>
+<html><head><meta charset="utf-8"><title>broken</title>
+<script>window.MathJax = {options: {processHtmlClass: "math"}};</script>
+<script defer src="mathjax/tex-mml-chtml.js"></script></head>
+<body>
+<p><span class="math">\(\frac{1}{\undefinedmacro}\)</span> and <span class="math">\(a^b^c\)</span></p>
+<div class="mathjax_ignore"><p>$$ e^{i\pi} $$ and \begin{align} a \end{align}</p></div>
+<img src="missing.png" alt="missing">
+<img src="http://192.0.2.1/tracker.png" alt="remote">
+<a href="nowhere.html">a missing page</a> <a href="#no-such-anchor">a missing anchor</a>
+<a href="page.html#there">a good link</a> <p id="there">here</p>
+<script>callAFunctionThatDoesNotExist();</script>
+<script>console.error("logged error");</script>
+</body></html>
+"""
+
+
+def test_the_checks_can_fail(browser, tmp_path):
+    """Each kind of defect, planted in a small page, is reported."""
+    (tmp_path / "page.html").write_text(BROKEN_PAGE, encoding="utf-8")
+    os.symlink(mathjax_es5_dir(), tmp_path / "mathjax", target_is_directory=True)
+    tab = Tab(browser)
+    with LocalServer(tmp_path) as server:
+        problems, info = check_page(tab, server, "page.html")
+    tab.close()
+    report = "\n".join(problems)
+    expected = {
+        "undefined macro": "undefined macro",
+        "TeX error": "MathJax error: merror",
+        "raw $$": "raw TeX in the text: '$$",
+        "raw \\begin": "raw TeX in the text: '\\\\begin{",
+        "missing image": "image not loaded: missing.png",
+        "remote image": "request to another host: http://192.0.2.1/tracker.png",
+        "missing page": "broken link: " + server.base + "nowhere.html",
+        "missing anchor": "broken anchor: " + server.base + "page.html#no-such-anchor",
+        "thrown error": "JavaScript error: callAFunctionThatDoesNotExist is not defined",
+        "logged error": "console error: logged error",
+        "404": "HTTP 404 for " + server.base + "missing.png",
+    }
+    missing = [name for name, needle in expected.items() if needle not in report]
+    assert not missing, f"not reported: {missing}\nreport:\n{report}"
+    assert "page.html#there" not in report, "a good link was reported"
+    assert info["containers"] >= 1, "MathJax did not typeset the planted formulas"
+
+
+def test_every_page_in_a_browser(browser, built_book):
+    chapters = {nb.relative_to(ROOT).with_suffix(".html").as_posix() for nb in chapter_notebooks()}
+    pages = book_pages(built_book)
+    assert chapters <= set(pages), f"chapters without a page: {sorted(chapters - set(pages))}"
+    assert (built_book / "mathjax" / "tex-mml-chtml.js").is_file(), \
+        "MathJax is not served with the book (html_extra_path, _ext/offline_mathjax.py)"
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    failures: dict[str, list[str]] = {}
+    typeset = 0
+    mathjax_requests = 0
+    tab = Tab(browser)
+    with LocalServer(built_book) as server:
+        for relpath in pages:
+            shot = ARTIFACTS / (relpath[:-5].replace("/", "__") + ".png") if relpath in chapters else None
+            problems, info = check_page(tab, server, relpath, screenshot=shot)
+            typeset += info["containers"]
+            mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
+            if problems:
+                failures[relpath] = problems
+    tab.close()
+    report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in failures.items())
+    assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n{report}"
+    assert typeset > 0 and mathjax_requests > 0, "no formula was typeset by the local MathJax"
+    assert len(list(ARTIFACTS.glob("*.png"))) == len(chapters), "a chapter screenshot is missing"
+    print(f"{len(pages)} pages checked in Chromium, {typeset} formulas typeset, "
+          f"{len(chapters)} chapter screenshots in {ARTIFACTS.relative_to(ROOT)}")
