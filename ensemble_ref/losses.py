@@ -28,9 +28,9 @@ the squared error makes its gradient the plain residual :math:`F - y` (the
 convention of the XGBoost paper); scikit-learn reports the mean squared error
 and the binomial deviance, which are twice ``squared_error`` and twice
 ``log_loss``. The absolute error is not differentiable at :math:`F = y`; its
-gradient there is the subgradient ``0`` and its hessian is ``0`` everywhere
-(it is piecewise linear), which is why gradient boosting replaces Newton leaf
-values by leaf medians for this loss.
+gradient there is the subgradient ``-1`` (scikit-learn's choice) and its
+hessian is ``0`` everywhere (it is piecewise linear), which is why gradient
+boosting replaces Newton leaf values by leaf medians for this loss.
 """
 
 from __future__ import annotations
@@ -126,9 +126,15 @@ def absolute_error(y: Any, F: Any) -> np.ndarray | float:
 
 
 def absolute_error_gradient(y: Any, F: Any) -> np.ndarray | float:
-    r""":math:`\partial L / \partial F = \operatorname{sign}(F - y)` (the subgradient ``0`` at :math:`F = y`)."""
+    r""":math:`\partial L / \partial F = \operatorname{sign}(F - y)`, and :math:`-1` at the kink :math:`F = y`.
+
+    At :math:`F = y` every value in :math:`[-1, 1]` is a subgradient. The choice
+    :math:`-1` (negative gradient :math:`+1`) is scikit-learn's; it matters in
+    gradient boosting, where every leaf median puts one residual exactly at the
+    kink, and it lets :mod:`ensemble_ref.gradient_boosting` reproduce scikit-learn.
+    """
     y, F = _as_pair(y, F)
-    return _out(np.sign(F - y))
+    return _out(np.where(F > y, 1.0, -1.0))
 
 
 def absolute_error_hessian(y: Any, F: Any) -> np.ndarray | float:
