@@ -251,8 +251,8 @@ def bias_variance_decomposition(estimator_factory: Callable[[int], Any], X_test:
 
 
 def expected_squared_error(predictions: Any, f_test: Any, noise: float,
-                           random_state: np.random.Generator | int | None
-                           ) -> MonteCarloEstimate:
+                           random_state: np.random.Generator | int | None, *,
+                           n_draws: int = 1) -> MonteCarloEstimate:
     r"""Estimate :math:`\mathbb{E}_{D,\varepsilon}(y - \hat f_D(x))^2`, averaged over the test points, directly.
 
     Parameters
@@ -265,13 +265,16 @@ def expected_squared_error(predictions: Any, f_test: Any, noise: float,
         Noise standard deviation :math:`\sigma \ge 0`.
     random_state : numpy.random.Generator or int
         Source of the fresh noise.
+    n_draws : int, default=1
+        Number of independent fresh targets drawn at each test point for each
+        predictor; more draws average away the noise of the noise.
 
     Returns
     -------
     MonteCarloEstimate
         The mean over the ``R`` predictors of
-        :math:`e_r = \operatorname{mean}_x (y_r(x) - \hat f_r(x))^2`, where
-        :math:`y_r(x) = f(x) + \varepsilon_r(x)` are fresh noisy targets,
+        :math:`e_r = \operatorname{mean}_{k,x} (y_{rk}(x) - \hat f_r(x))^2`, where
+        :math:`y_{rk}(x) = f(x) + \varepsilon_{rk}(x)` are fresh noisy targets,
         independent of the training sets; its standard error; and the
         :math:`e_r` themselves.
 
@@ -287,9 +290,10 @@ def expected_squared_error(predictions: Any, f_test: Any, noise: float,
     if f_test.shape != P.shape[1:]:
         raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
     sigma = check_float(noise, "noise", low=0.0)
+    K = check_int(n_draws, "n_draws", low=1)
     rng = check_random_state(random_state)
-    y_new = f_test + sigma * rng.standard_normal(P.shape)  # fresh targets, independent of D_r
-    return MonteCarloEstimate.of(((y_new - P) ** 2).mean(axis=1))  # test error e_r of each predictor
+    y_new = f_test + sigma * rng.standard_normal((K,) + P.shape)  # fresh targets, independent of D_r
+    return MonteCarloEstimate.of(((y_new - P) ** 2).mean(axis=(0, 2)))  # test error e_r of each predictor
 
 
 @dataclass(frozen=True)

@@ -87,6 +87,11 @@ def test_decomposition_agrees_with_direct_error():
     d = same.values - bv.total_values
     assert abs(d.mean()) < 4 * d.std(ddof=1) / np.sqrt(d.size)
     assert d.std() < 0.5 * same.values.std()  # the pairing removes most of the fit-to-fit noise
+    # More fresh draws per predictor shrink the noise of the comparison like 1/sqrt(n_draws).
+    many = expected_squared_error(bv.predictions, F_TEST, 0.7, random_state=5, n_draws=100)
+    d100 = many.values - bv.total_values
+    assert abs(d100.mean()) < 4 * d100.std(ddof=1) / np.sqrt(d100.size)
+    assert d100.std() < 0.2 * d.std()
     # The random estimator's own jitter adds exactly 1 to the variance.
     assert bv.variance == pytest.approx((VAR_F + 0.49) / 15 + 1.0, rel=0.1)
     assert np.isclose(bv.total_values.mean(), bv.total)
@@ -110,6 +115,8 @@ def test_decompose_predictions_identity_and_validation():
         decompose_predictions(P, f, -1.0)
     with pytest.raises(ValueError, match="predictions"):
         expected_squared_error(np.full((3, 5), np.nan), f, 0.3, 0)
+    with pytest.raises(ValueError, match="n_draws"):
+        expected_squared_error(P, f, 0.3, 0, n_draws=0)
 
 
 def test_member_covariance_recovers_equicorrelated_members():
