@@ -52,6 +52,15 @@ from .crowds import (
     majority_lower_bound,
     mean_vote_variance,
 )
+from .boosting_theory import (
+    LinearBoostingRegressor,
+    best_stump_brute_force,
+    line_search,
+    reweight_misclassified,
+    samme_exponential_loss,
+    squared_error_step,
+)
+from .datasets import flip_labels, make_rings_classification
 from .datasets import (
     CIRCLE_RADIUS2,
     make_circle_classification,
@@ -110,4 +119,12 @@ __all__ = [
     "sine_function",
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
+    "LinearBoostingRegressor",
+    "best_stump_brute_force",
+    "line_search",
+    "reweight_misclassified",
+    "samme_exponential_loss",
+    "squared_error_step",
+    "flip_labels",
+    "make_rings_classification",
 ]

@@ -163,3 +163,91 @@ def make_circle_classification(n_samples: int = 500, n_noise_features: int = 0,
     flipped = rng.random(n) < flip
     y[flipped] = 1 - y[flipped]
     return X, y
+
+
+# --- label noise and a several-class version of the circle problem (chapter *AdaBoost*) ----
+
+__all__ += ["flip_labels", "make_rings_classification"]
+
+
+def flip_labels(y: Any, fraction: float,
+                random_state: np.random.Generator | int | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Flip exactly ``round(fraction * n)`` labels of a two-class problem, chosen at random.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Labels taking exactly two distinct values (for example ``{0, 1}`` or
+        ``{-1, +1}``).
+    fraction : float
+        Fraction in ``[0, 1]`` of the labels to flip.
+    random_state : numpy.random.Generator or int
+        Source of randomness.
+
+    Returns
+    -------
+    y_noisy : ndarray of shape (n_samples,)
+        A copy of ``y`` in which the chosen labels are replaced by the other class.
+    flipped : ndarray of bool, shape (n_samples,)
+        Which labels were flipped (exactly ``round(fraction * n)`` of them,
+        drawn without replacement), so that a chapter can follow the noisy
+        points through training.
+    """
+    y = np.asarray(y)
+    if y.ndim != 1:
+        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}.")
+    classes = np.unique(y)
+    if classes.size != 2:
+        raise ValueError(f"y must contain exactly 2 classes, got {classes.size} "
+                         f"({classes.tolist()}).")
+    rate = check_float(fraction, "fraction", low=0.0, high=1.0)
+    rng = check_random_state(random_state)
+    n_flip = int(round(rate * y.shape[0]))
+    flipped = np.zeros(y.shape[0], dtype=bool)
+    flipped[rng.choice(y.shape[0], size=n_flip, replace=False)] = True
+    y_noisy = y.copy()
+    y_noisy[flipped] = np.where(y[flipped] == classes[0], classes[1], classes[0])  # swap
+    return y_noisy, flipped
+
+
+def make_rings_classification(n_samples: int = 500, n_classes: int = 3,
+                              n_noise_features: int = 0,
+                              random_state: np.random.Generator | int | None = None
+                              ) -> tuple[np.ndarray, np.ndarray]:
+    r"""``n_classes`` classes of equal probability on concentric rings in the plane.
+
+    Parameters
+    ----------
+    n_samples : int, default=500
+        Number of points.
+    n_classes : int, default=3
+        Number of classes :math:`K \ge 2`.
+    n_noise_features : int, default=0
+        Number of extra independent :math:`N(0, 1)` features unrelated to the class.
+    random_state : numpy.random.Generator or int
+        Source of randomness.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2 + n_noise_features)
+    y : ndarray of int, shape (n_samples,)
+        Labels in ``{0, ..., n_classes - 1}``, counted from the centre outwards.
+
+    Notes
+    -----
+    With :math:`(x_1, x_2) \sim N(0, I_2)`, the label is the number of radii
+    :math:`r_k^2 = -2 \ln(1 - k/K)`, :math:`k = 1, \dots, K - 1`, that
+    :math:`x_1^2 + x_2^2` exceeds. As :math:`x_1^2 + x_2^2` is exponential with
+    mean 2, :math:`P(x_1^2 + x_2^2 \le r_k^2) = k/K`: every class has probability
+    :math:`1/K` and the Bayes error is 0. For :math:`K = 2` this is the problem of
+    :func:`make_circle_classification` without label noise.
+    """
+    n = check_int(n_samples, "n_samples", low=1)
+    K = check_int(n_classes, "n_classes", low=2)
+    k = check_int(n_noise_features, "n_noise_features", low=0)
+    rng = check_random_state(random_state)
+    X = rng.standard_normal((n, 2 + k))  # two informative features, then k noise features
+    radii2 = -2.0 * np.log1p(-np.arange(1, K) / K)  # r_k^2 with P(R^2 <= r_k^2) = k / K
+    y = np.searchsorted(radii2, X[:, 0] ** 2 + X[:, 1] ** 2)  # number of radii below R^2
+    return X, y

@@ -1,0 +1,398 @@
+r"""Small pieces of boosting theory that the chapters check numerically.
+
+The estimators live in :mod:`ensemble_ref.adaboost` and
+:mod:`ensemble_ref.gradient_boosting`, the losses in :mod:`ensemble_ref.losses`.
+This module holds what a derivation needs *besides* them, so that a chapter can
+compare the estimators with an independent computation:
+
+* :func:`best_stump_brute_force` tries every decision stump on every point, the
+  slow reference for the sort-and-cumulative-sum search of
+  :class:`~ensemble_ref.adaboost.DecisionStump` (chapter *AdaBoost*);
+* :func:`reweight_misclassified` is the weight update in the form most texts
+  write it, :math:`w_i \leftarrow w_i e^{\beta [h(x_i) \ne y_i]}` followed by
+  normalisation (equation ``eq-adaboost-literature``);
+* :func:`samme_exponential_loss` is the multi-class exponential loss minimised
+  by SAMME (equation ``eq-samme-loss``);
+* :func:`line_search` and :func:`squared_error_step` find the step
+  :math:`\rho` minimising :math:`\sum_i L(y_i, F_i + \rho\, h_i)` (equation
+  ``eq-gb-line-search``), numerically for any loss and in closed form for the
+  squared error;
+* :class:`LinearBoostingRegressor` boosts linear least-squares learners, whose
+  sum stays a linear function (chapter *Gradient boosting*).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+from scipy.optimize import minimize_scalar
+
+from ._base import BaseEstimator, RegressorMixin
+from ._validation import (
+    check_array,
+    check_float,
+    check_int,
+    check_labels,
+    check_sample_weight,
+    check_X_y,
+)
+from .losses import Loss, get_loss
+
+__all__ = [
+    "best_stump_brute_force",
+    "reweight_misclassified",
+    "samme_exponential_loss",
+    "line_search",
+    "squared_error_step",
+    "LinearBoostingRegressor",
+]
+
+
+# --- decision stumps by exhaustive search -----------------------------------------------
+
+
+def best_stump_brute_force(X: Any, y: Any, sample_weight: Any = None
+                           ) -> tuple[float, int, float]:
+    r"""Smallest weighted 0-1 error of any decision stump, by evaluating every stump.
+
+    A stump predicts a label :math:`a` when :math:`x_j \le \theta` and a label
+    :math:`b` otherwise. Every feature :math:`j`, every threshold :math:`\theta`
+    halfway between two consecutive distinct values of feature :math:`j` (plus
+    :math:`\theta = +\infty`, the constant classifiers) and every pair of labels
+    :math:`(a, b)` is tried, and its weighted error is computed point by point:
+    :math:`O(d\, n^2 K^2)` work instead of the :math:`O(d\, n \log n)` of a sorted
+    search. It is meant as a reference on small data.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+    y : array-like of shape (n_samples,)
+        Class labels (at least two distinct values).
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights; normalised to sum 1. Uniform when omitted.
+
+    Returns
+    -------
+    error : float
+        :math:`\min_{j, \theta, a, b} \sum_i w_i [h(x_i) \ne y_i]` with
+        :math:`\sum_i w_i = 1` (equation ``eq-stump-error``).
+    feature : int
+        A feature attaining the minimum (the lowest index among ties).
+    threshold : float
+        A threshold attaining it for that feature (the smallest among ties).
+
+    Notes
+    -----
+    Equation ``eq-stump-error`` of the chapter *AdaBoost*.
+    """
+    X, y = check_X_y(X, y)
+    classes, y_enc = check_labels(y)
+    w = check_sample_weight(sample_weight, X.shape[0])
+    w = w / w.sum()
+    K = classes.size
+    # wrong[k, i] = w_i if point i does not have label k: the cost of predicting k there
+    wrong = np.array([np.where(y_enc != k, w, 0.0) for k in range(K)])
+    best = (np.inf, -1, np.inf)
+    for j in range(X.shape[1]):
+        v = np.unique(X[:, j])
+        thresholds = np.append((v[:-1] + v[1:]) / 2.0, np.inf)  # midpoints, then "constant"
+        left = X[:, j][None, :] <= thresholds[:, None]  # left[m, i]: point i goes left at theta_m
+        cost_left = left.astype(float) @ wrong.T  # cost_left[m, a]: error on the left if it says a
+        cost_right = (~left).astype(float) @ wrong.T
+        err = cost_left[:, :, None] + cost_right[:, None, :]  # err[m, a, b]
+        m = int(np.argmin(err.min(axis=(1, 2))))
+        e = float(err[m].min())
+        if e < best[0] - 1e-15:
+            best = (e, j, float(thresholds[m]))
+    return best
+
+
+# --- the AdaBoost weight update as most texts write it ------------------------------------
+
+
+def reweight_misclassified(weights: Any, misclassified: Any, beta: float) -> np.ndarray:
+    r"""Multiply the weights of the misclassified points by :math:`e^{\beta}` and normalise.
+
+    Parameters
+    ----------
+    weights : array-like of shape (n_samples,)
+        Current weights :math:`w_i \ge 0` with a positive sum.
+    misclassified : array-like of bool, shape (n_samples,)
+        :math:`[h(x_i) \ne y_i]`.
+    beta : float
+        The vote in the "no one half" convention,
+        :math:`\beta = \ln\frac{1 - \epsilon}{\epsilon}` (plus :math:`\ln(K - 1)` in SAMME).
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        :math:`w_i e^{\beta [h(x_i) \ne y_i]} / \sum_k w_k e^{\beta [h(x_k) \ne y_k]}`,
+        summing to 1.
+
+    Notes
+    -----
+    Equation ``eq-adaboost-literature``. Because
+    :math:`e^{-\alpha y h(x)} = e^{-\alpha} e^{2\alpha [h(x) \ne y]}`, this is the
+    book's update (equation ``eq-adaboost-weights``) with :math:`\beta = 2\alpha`:
+    the common factor :math:`e^{-\alpha}` disappears in the normalisation.
+    """
+    w = np.asarray(weights)
+    if w.ndim != 1:
+        raise ValueError(f"weights must be 1-D of shape (n_samples,), got shape {w.shape}.")
+    w = check_sample_weight(w, w.shape[0], name="weights")
+    wrong = np.asarray(misclassified)
+    if wrong.dtype != bool or wrong.shape != w.shape:
+        raise ValueError(
+            f"misclassified must be a boolean array of shape {w.shape}, got dtype "
+            f"{wrong.dtype} and shape {wrong.shape}."
+        )
+    beta = check_float(beta, "beta")
+    w = w * np.exp(np.where(wrong, beta, 0.0))  # w_i e^{beta [h(x_i) != y_i]}
+    return w / w.sum()  # normalise to a distribution
+
+
+# --- SAMME ----------------------------------------------------------------------------------
+
+
+def samme_exponential_loss(y: Any, F: Any, n_classes: int) -> np.ndarray:
+    r"""The multi-class exponential loss of SAMME, one value per sample.
+
+    Parameters
+    ----------
+    y : array-like of int, shape (n_samples,)
+        Class indices in ``0, ..., n_classes - 1``.
+    F : array-like of shape (n_samples, n_classes)
+        Class scores :math:`F_k(x_i)`.
+    n_classes : int
+        :math:`K \ge 2`.
+
+    Returns
+    -------
+    ndarray of shape (n_samples,)
+        :math:`\exp\bigl(-\tfrac1K \sum_k Y_{ik} F_k(x_i)\bigr)` with the SAMME
+        coding :math:`Y_{ik} = 1` if :math:`k = y_i` and :math:`-1/(K - 1)`
+        otherwise (equation ``eq-samme-loss``).
+    """
+    K = check_int(n_classes, "n_classes", low=2)
+    y = np.asarray(y)
+    if y.ndim != 1 or y.dtype.kind not in "iu" or (y < 0).any() or (y >= K).any():
+        raise ValueError(f"y must be a 1-D array of class indices in [0, {K - 1}].")
+    F = np.asarray(F, dtype=np.float64)
+    if F.shape != (y.shape[0], K):
+        raise ValueError(f"F must have shape ({y.shape[0]}, {K}), got {F.shape}.")
+    if not np.isfinite(F).all():
+        raise ValueError("F must not contain NaN or infinity.")
+    Y = np.full((y.shape[0], K), -1.0 / (K - 1))  # SAMME code of the labels
+    Y[np.arange(y.shape[0]), y] = 1.0
+    return np.exp(-np.sum(Y * F, axis=1) / K)  # eq-samme-loss
+
+
+# --- line search ------------------------------------------------------------------------------
+
+
+def _resolve_loss(loss: Any) -> Loss:
+    if isinstance(loss, Loss):
+        return loss
+    return get_loss(loss)
+
+
+def line_search(loss: Any, y: Any, F: Any, direction: Any, *, xtol: float = 1e-10) -> float:
+    r"""The step :math:`\rho` minimising :math:`\sum_i L(y_i, F_i + \rho\, h_i)`, numerically.
+
+    Parameters
+    ----------
+    loss : str or Loss
+        A name accepted by :func:`ensemble_ref.losses.get_loss`
+        (``"squared_error"``, ``"absolute_error"``, ``"log_loss"``,
+        ``"exponential"``) or a :class:`~ensemble_ref.losses.Loss`.
+    y : array-like of shape (n_samples,)
+        Targets or labels in the loss's convention.
+    F : array-like of shape (n_samples,)
+        Current scores :math:`F_{m-1}(x_i)`.
+    direction : array-like of shape (n_samples,)
+        The new learner's outputs :math:`h_m(x_i)`, not all zero.
+    xtol : float, default=1e-10
+        Relative tolerance on :math:`\rho` passed to Brent's method.
+
+    Returns
+    -------
+    float
+        :math:`\rho^\star = \arg\min_\rho \sum_i L(y_i, F_i + \rho h_i)`
+        (equation ``eq-gb-line-search``), found by
+        ``scipy.optimize.minimize_scalar`` (Brent's method). The losses of the
+        book are convex in :math:`\rho`, so the minimum found is global.
+
+    Raises
+    ------
+    ValueError
+        If the direction is zero everywhere, or (exponential and log loss) the
+        loss decreases without bound along it, which happens exactly when
+        :math:`y_i h_i \ge 0` for every point or :math:`y_i h_i \le 0` for every
+        point (labels written as :math:`\pm 1`).
+
+    Notes
+    -----
+    Brent's method only evaluates the function, so near a smooth minimum it
+    locates :math:`\rho^\star` to about the square root of machine precision
+    (:math:`\approx 10^{-8}` relative), not to full precision.
+    """
+    L = _resolve_loss(loss)
+    y = np.asarray(y)
+    F = np.asarray(F, dtype=np.float64)
+    h = np.asarray(direction, dtype=np.float64)
+    if not (y.shape == F.shape == h.shape) or y.ndim != 1:
+        raise ValueError(f"y, F and direction must be 1-D of one shape, got {y.shape}, "
+                         f"{F.shape} and {h.shape}.")
+    if not np.isfinite(h).all() or not np.any(h != 0):
+        raise ValueError("direction must be finite and not zero everywhere.")
+    xtol = check_float(xtol, "xtol", low=0.0, low_open=True)
+
+    def total(rho: float) -> float:
+        return float(np.sum(L.value(y, F + rho * h)))  # sum_i L(y_i, F_i + rho h_i)
+
+    if L.name in ("exponential", "log_loss"):
+        # Both losses decrease towards 0 along h when h never disagrees with the labels:
+        # then there is no minimiser.
+        margin = (np.where(L.name == "log_loss", 2 * y - 1, y)) * h  # y_i h_i with y_i = +-1
+        if np.all(margin >= 0) or np.all(margin <= 0):
+            raise ValueError("the loss has no minimum along direction: direction agrees (or "
+                             "disagrees) in sign with every label, so the loss decreases "
+                             "without bound.")
+    scale = 1.0 / np.max(np.abs(h))
+    res = minimize_scalar(total, bracket=(0.0, scale), method="brent", options={"xtol": xtol})
+    rho = float(res.x)
+    return rho
+
+
+def squared_error_step(residuals: Any, direction: Any) -> float:
+    r"""Closed-form line search for the squared error: :math:`\rho = \langle r, h\rangle / \langle h, h\rangle`.
+
+    Parameters
+    ----------
+    residuals : array-like of shape (n_samples,)
+        :math:`r_i = y_i - F_{m-1}(x_i)`.
+    direction : array-like of shape (n_samples,)
+        :math:`h_m(x_i)`, not all zero.
+
+    Returns
+    -------
+    float
+        The minimiser of :math:`\sum_i (r_i - \rho h_i)^2` (equation ``eq-gb-step-squared``).
+    """
+    r = np.asarray(residuals, dtype=np.float64)
+    h = np.asarray(direction, dtype=np.float64)
+    if r.shape != h.shape or r.ndim != 1:
+        raise ValueError(f"residuals and direction must be 1-D of one shape, got {r.shape} "
+                         f"and {h.shape}.")
+    if not (np.isfinite(r).all() and np.isfinite(h).all()):
+        raise ValueError("residuals and direction must be finite.")
+    hh = float(h @ h)
+    if hh == 0.0:
+        raise ValueError("direction must not be zero everywhere.")
+    return float(r @ h) / hh  # eq-gb-step-squared
+
+
+# --- boosting linear learners ------------------------------------------------------------
+
+
+class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
+    r"""Least-squares boosting with linear base learners :math:`b_m(x) = a_m + \beta_m^\top x`.
+
+    Starting from :math:`f_0 = \bar y`, round :math:`m` fits :math:`b_m` to the
+    residuals :math:`r_i = y_i - f_{m-1}(x_i)` by least squares and sets
+    :math:`f_m = f_{m-1} + \nu b_m`. Predictions are computed by summing the
+    learners, exactly as for any boosted model; the point of the class is that
+    the sum is again linear (equation ``eq-gb-linear``).
+
+    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of rounds :math:`M`.
+    learning_rate : float, default=0.1
+        Shrinkage :math:`\nu \in (0, 1]`.
+    componentwise : bool, default=False
+        If ``True`` each learner uses a single feature (the one whose simple
+        regression best fits the residuals), as in componentwise L2-boosting;
+        otherwise it is the full least-squares fit on all features.
+
+    Attributes
+    ----------
+    init_ : float
+        :math:`f_0 = \bar y`.
+    intercepts_ : ndarray of shape (M,)
+        :math:`a_m`.
+    coefs_ : ndarray of shape (M, n_features)
+        :math:`\beta_m`.
+    train_score_ : ndarray of shape (M,)
+        Mean squared training error after each round.
+    n_features_in_ : int
+    """
+
+    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1,
+                 componentwise: bool = False) -> None:
+        self.n_estimators = n_estimators
+        self.learning_rate = learning_rate
+        self.componentwise = componentwise
+
+    @staticmethod
+    def _fit_linear(X: np.ndarray, r: np.ndarray, componentwise: bool) -> tuple[float, np.ndarray]:
+        """Least-squares ``a + beta^T x`` for the residuals ``r``."""
+        n, d = X.shape
+        beta = np.zeros(d)
+        if not componentwise:
+            A = np.column_stack([np.ones(n), X])
+            coef = np.linalg.lstsq(A, r, rcond=None)[0]  # min ||r - a - X beta||^2
+            return float(coef[0]), coef[1:]
+        Xc = X - X.mean(axis=0)
+        rc = r - r.mean()
+        ss = np.sum(Xc**2, axis=0)
+        slope = np.divide(Xc.T @ rc, ss, out=np.zeros(d), where=ss > 0)  # simple regressions
+        j = int(np.argmax(slope * (Xc.T @ rc)))  # largest drop of the residual sum of squares
+        beta[j] = slope[j]
+        return float(r.mean() - slope[j] * X[:, j].mean()), beta
+
+    def fit(self, X: Any, y: Any) -> "LinearBoostingRegressor":
+        """Boost ``n_estimators`` linear learners on ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        X, y = check_X_y(X, y, y_numeric=True)
+        M = check_int(self.n_estimators, "n_estimators", low=1)
+        nu = check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, low_open=True)
+        if not isinstance(self.componentwise, (bool, np.bool_)):
+            raise TypeError(f"componentwise must be a bool, got {self.componentwise!r}.")
+        self.n_features_in_ = X.shape[1]
+        self.init_ = float(y.mean())  # f_0 = mean of y
+        F = np.full(y.shape, self.init_)
+        a, B, scores = np.empty(M), np.empty((M, X.shape[1])), np.empty(M)
+        for m in range(M):
+            r = y - F  # residuals = negative gradient of 1/2 (y - F)^2
+            a[m], B[m] = self._fit_linear(X, r, bool(self.componentwise))
+            F = F + nu * (a[m] + X @ B[m])  # f_m = f_{m-1} + nu b_m
+            scores[m] = np.mean((y - F) ** 2)
+        self.intercepts_, self.coefs_, self.train_score_ = a, B, scores
+        return self
+
+    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
+        """Yield :math:`f_m(X)` for ``m = 1, ..., M``, summing the learners one by one."""
+        self._check_is_fitted("coefs_")
+        X = check_array(X, n_features=self.n_features_in_)
+        F = np.full(X.shape[0], self.init_)
+        for a, beta in zip(self.intercepts_, self.coefs_):
+            F = F + self.learning_rate * (a + X @ beta)  # f_m = f_{m-1} + nu b_m
+            yield F.copy()
+
+    def predict(self, X: Any) -> np.ndarray:
+        r""":math:`f_M(x) = \bar y + \nu \sum_m b_m(x)`, as a sum over the learners."""
+        F = None
+        for F in self.staged_predict(X):
+            pass
+        return F
