@@ -354,7 +354,6 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
     depth = 0
     while ids.size:
         J = ids.size
-        seg = np.repeat(np.arange(J), size)  # node (0..J-1) of each position of a row
 
         # -- 2. choose the (feature, node) pairs to search, node-major --------------
         if max_features >= d:
@@ -423,8 +422,7 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
 
         # child of every open sample: 2r (left) or 2r + 1 (right) for the r-th split node
         n_split = splits.size
-        child = np.full(N, -1, dtype=np.intp)
-        child[S[0]] = -2  # samples of open nodes without a split: they stay in a leaf
+        child = np.full(N, -1, dtype=np.intp)  # -1: the sample's node is a leaf
         left_pos = _segment_ranges(f * n + start[splits], NL_best)
         right_pos = _segment_ranges(f * n + start[splits] + NL_best, size[splits] - NL_best)
         child[S.ravel()[left_pos]] = np.repeat(2 * np.arange(n_split), NL_best)
@@ -447,30 +445,22 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
         # -- 6. which children stay open, and the stable partition of every row -------
         depth += 1
         opened = (depth < max_depth) & (cN >= min_samples_split) & (cimp > EPSILON)
+        n_open = int(opened.sum())
         new_size = cN[opened]
-        new_start_of_child = np.full(2 * n_split, -1, dtype=np.intp)
-        new_start_of_child[opened] = np.cumsum(new_size) - new_size
         n_new = int(new_size.sum())
         if n_new:
-            c = child[S]  # (d, n): child of each element of each sorted row
-            keep = c >= 0
-            keep[keep] = opened[c[keep]]
-            go_left = (c & 1) == 0
-            Gc = np.zeros((d, n + 1), dtype=np.intp)
-            np.cumsum(go_left & keep, axis=1, out=Gc[:, 1:])
-            Kc = np.zeros((d, n + 1), dtype=np.intp)
-            np.cumsum(keep, axis=1, out=Kc[:, 1:])
-            seg_start = start[seg]
-            left_rank = Gc[:, :-1] - Gc[:, seg_start]  # kept lefts before it in its node
-            kept_rank = Kc[:, :-1] - Kc[:, seg_start]
-            rank = np.where(go_left, left_rank, kept_rank - left_rank)
-            new_pos = new_start_of_child[np.where(keep, c, 0)] + rank
-            rows = np.broadcast_to(np.arange(d)[:, None], (d, n))
-            S_new = np.empty((d, n_new), dtype=S.dtype)
-            S_new[rows[keep], new_pos[keep]] = S[keep]
-            S, n = S_new, n_new
+            # key of a sample = rank of its open child (closed ones last); a *stable*
+            # sort of each row by this key moves every sample into its child's segment
+            # and keeps each segment sorted by the feature (a linear-time radix sort
+            # for 16-bit keys)
+            key_type = np.uint16 if n_open < np.iinfo(np.uint16).max else np.uint32
+            rank = np.full(2 * n_split + 1, n_open, dtype=key_type)
+            rank[:-1][opened] = np.arange(n_open)
+            order = np.argsort(rank[child[S]], axis=1, kind="stable")  # child[S] = -1 -> last
+            S = np.take_along_axis(S, order[:, :n_new], axis=1)
+            n = n_new
         ids = child_ids[opened]
-        start = new_start_of_child[opened]
+        start = np.cumsum(new_size) - new_size
         size = new_size
         T, W = cT[:, opened], cW[opened]
 
