@@ -69,6 +69,46 @@ from .datasets import (
     sine_function,
 )
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from .adaboost import (
+    AdaBoostClassifier,
+    DecisionStump,
+    adaboost_alpha,
+    adaboost_exponential_bound,
+    adaboost_normalizer,
+    adaboost_product_bound,
+)
+from .gradient_boosting import (
+    GradientBoostingClassifier,
+    GradientBoostingRegressor,
+    newton_leaf_value,
+    weighted_median,
+)
+from .losses import (
+    Loss,
+    absolute_error,
+    absolute_error_gradient,
+    absolute_error_hessian,
+    exponential_loss,
+    exponential_loss_gradient,
+    exponential_loss_hessian,
+    get_loss,
+    log_loss,
+    log_loss_gradient,
+    log_loss_hessian,
+    sigmoid,
+    squared_error,
+    squared_error_gradient,
+    squared_error_hessian,
+)
+from .second_order import (
+    SecondOrderTree,
+    XGBClassifier,
+    XGBRegressor,
+    leaf_weight,
+    quadratic_objective,
+    split_gain,
+    structure_score,
+)
 
 __version__ = "0.1.0"
 
@@ -127,4 +167,36 @@ __all__ = [
     "squared_error_step",
     "flip_labels",
     "make_rings_classification",
+    "AdaBoostClassifier",
+    "DecisionStump",
+    "adaboost_alpha",
+    "adaboost_exponential_bound",
+    "adaboost_normalizer",
+    "adaboost_product_bound",
+    "GradientBoostingClassifier",
+    "GradientBoostingRegressor",
+    "newton_leaf_value",
+    "weighted_median",
+    "Loss",
+    "absolute_error",
+    "absolute_error_gradient",
+    "absolute_error_hessian",
+    "exponential_loss",
+    "exponential_loss_gradient",
+    "exponential_loss_hessian",
+    "get_loss",
+    "log_loss",
+    "log_loss_gradient",
+    "log_loss_hessian",
+    "sigmoid",
+    "squared_error",
+    "squared_error_gradient",
+    "squared_error_hessian",
+    "SecondOrderTree",
+    "XGBClassifier",
+    "XGBRegressor",
+    "leaf_weight",
+    "quadratic_objective",
+    "split_gain",
+    "structure_score",
 ]
