@@ -21,6 +21,7 @@ from .aggregation import (
     oob_error_curve,
     staged_errors,
 )
+from .cross_validation import cross_val_error, kfold_indices
 from .random_subspace import (
     breiman_max_features,
     informative_count_pmf,
@@ -200,3 +201,5 @@ __all__ = [
     "split_gain",
     "structure_score",
 ]
+    "cross_val_error",
+    "kfold_indices",
