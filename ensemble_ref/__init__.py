@@ -110,6 +110,8 @@ from .second_order import (
     split_gain,
     structure_score,
 )
+from .bagging import BaggingClassifier, BaggingRegressor
+from .forest import RandomForestClassifier, RandomForestRegressor
 
 __version__ = "0.1.0"
 
@@ -200,6 +202,10 @@ __all__ = [
     "quadratic_objective",
     "split_gain",
     "structure_score",
+    "BaggingClassifier",
+    "BaggingRegressor",
+    "RandomForestClassifier",
+    "RandomForestRegressor",
 ]
     "cross_val_error",
     "kfold_indices",

@@ -1,0 +1,456 @@
+"""Bagging and pasting, with out-of-bag (OOB) estimates.
+
+Bagging (bootstrap aggregating) trains ``B`` copies of a base estimator, the
+``b``-th on a sample ``D_b`` drawn from the training set, and averages them:
+
+.. math::
+
+    \\hat f_{\\mathrm{bag}}(x) = \\frac{1}{B} \\sum_{b=1}^{B} \\hat f_b(x),
+
+equation ``eq-bagging-average``. For a classifier, ``\\hat f_b(x)`` is the
+member's vector of class probabilities (a one-hot vote if it has none) and the
+prediction is the class of largest average. ``D_b`` draws ``max_samples``
+points *with* replacement (``bootstrap=True``, bagging) or *without* it
+(``bootstrap=False``, pasting).
+
+Each point ``i`` is left out of a fraction of the samples (about ``1/e`` of
+them for the bootstrap). Averaging only those members gives the out-of-bag
+prediction
+
+.. math::
+
+    \\hat f_{\\mathrm{oob}}(x_i) = \\frac{1}{|B_i|} \\sum_{b \\in B_i} \\hat f_b(x_i),
+    \\qquad B_i = \\{b : i \\notin D_b\\},
+
+equation ``eq-oob-estimate``, an honest estimate of the ensemble's error
+without a held-out set.
+
+Reproducibility: one seed per member is drawn from ``random_state`` before
+any member is trained; member ``b`` draws its sample and its own
+``random_state`` from that seed alone. The fitted ensemble is therefore the
+same for every ``n_jobs`` and every joblib backend.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+import numbers
+import warnings
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._validation import (
+    check_array,
+    check_int,
+    check_labels,
+    check_random_state,
+    check_sample_weight,
+    check_X_y,
+)
+from .bootstrap import bootstrap_indices
+from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+__all__ = ["BaggingClassifier", "BaggingRegressor"]
+
+
+# --------------------------------------------------------------------------------------
+# Helpers shared by the ensembles (bagging, forests, voting, stacking)
+# --------------------------------------------------------------------------------------
+def _clone(estimator: Any) -> Any:
+    """A fresh, unfitted copy of ``estimator`` built from ``get_params`` (recursively)."""
+    if isinstance(estimator, (list, tuple)):
+        return type(estimator)(_clone(e) for e in estimator)
+    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
+        return copy.deepcopy(estimator)
+    params = {name: _clone(value) for name, value in estimator.get_params(deep=False).items()}
+    return type(estimator)(**params)
+
+
+def _accepts_sample_weight(estimator: Any) -> bool:
+    try:
+        return "sample_weight" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):  # callables without a signature
+        return False
+
+
+def _check_estimator(estimator: Any, name: str, method: str = "fit") -> None:
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+        raise TypeError(
+            f"{name} must be an unfitted estimator with fit and get_params methods, "
+            f"got {estimator!r}."
+        )
+
+
+def _check_n_jobs(n_jobs: Any) -> int | None:
+    """``None`` or ``1``: sequential; another int (``-1`` = all cores): joblib workers."""
+    if n_jobs is None:
+        return None
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be None, a positive int or a negative int (-1 = all cores), got 0.")
+    return n_jobs
+
+
+def _parallel_map(function: Callable, tasks: Sequence[tuple], n_jobs: int | None) -> list:
+    """``[function(*task) for task in tasks]``, through joblib when ``n_jobs`` asks for it.
+
+    joblib is imported only here, so it is needed only for parallel training.
+    The active joblib backend is used, so ``with joblib.parallel_backend("dask"):``
+    (or ``"ray"``) sends the work to a cluster.
+    """
+    if n_jobs is None or n_jobs == 1:
+        return [function(*task) for task in tasks]
+    try:
+        from joblib import Parallel, delayed
+    except ImportError:  # pragma: no cover - joblib is installed in the test environment
+        raise ImportError(
+            f"n_jobs={n_jobs} trains the members in parallel with joblib, which is not "
+            "installed; install it (pip install joblib, or ensemble_ref[parallel]) or use "
+            "n_jobs=None."
+        ) from None
+    return Parallel(n_jobs=n_jobs)(delayed(function)(*task) for task in tasks)
+
+
+def _member_proba(estimator: Any, X: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class probabilities of a member trained on labels ``0..n_classes-1``, shape (n, n_classes).
+
+    A member without ``predict_proba`` contributes a one-hot vote. A member that
+    saw only some classes gets zero probability for the others.
+    """
+    if hasattr(estimator, "predict_proba"):
+        P = np.asarray(estimator.predict_proba(X), dtype=float)
+        columns = np.asarray(estimator.classes_, dtype=np.intp)
+    else:
+        labels = np.asarray(estimator.predict(X)).astype(np.intp)
+        P = np.zeros((X.shape[0], n_classes))
+        P[np.arange(X.shape[0]), labels] = 1.0  # one vote for the predicted class
+        return P
+    out = np.zeros((X.shape[0], n_classes))
+    out[:, columns] = P
+    return out
+
+
+def _draw_sample(rng: np.random.Generator, n_samples: int, n_draws: int, bootstrap: bool
+                 ) -> np.ndarray:
+    """Indices of one member's training sample: with replacement (bagging) or without (pasting)."""
+    if bootstrap:
+        return bootstrap_indices(n_samples, rng, n_draws)
+    return np.sort(rng.choice(n_samples, size=n_draws, replace=False))
+
+
+def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                seed: int, n_draws: int, bootstrap: bool, classes: np.ndarray | None
+                ) -> tuple[Any, np.ndarray]:
+    """Draw member ``b``'s sample from its own seed and fit a copy of ``estimator`` on it."""
+    rng = np.random.default_rng(seed)
+    member = _clone(estimator)
+    if "random_state" in member.get_params(deep=False):
+        member.set_params(random_state=int(rng.integers(np.iinfo(np.int32).max)))
+    idx = _draw_sample(rng, X.shape[0], n_draws, bootstrap)
+    if _accepts_sample_weight(member):
+        # fitting on the distinct drawn rows, weighted by how often each was drawn,
+        # is fitting on the drawn rows with their repetitions
+        counts = np.bincount(idx, minlength=X.shape[0])
+        rows = np.flatnonzero(counts)
+        weight = counts[rows] * (1.0 if w is None else w[rows])
+        if classes is not None and isinstance(member, DecisionTreeClassifier):
+            member._fit_encoded(X[rows], y[rows], weight, classes)  # knows every class
+        else:
+            member.fit(X[rows], y[rows], sample_weight=weight)
+    else:
+        member.fit(X[idx], y[idx])
+    return member, idx
+
+
+# --------------------------------------------------------------------------------------
+# The ensembles
+# --------------------------------------------------------------------------------------
+class _BaseBagging(BaseEstimator):
+    """Training of the members and the out-of-bag bookkeeping shared by bagging and forests."""
+
+    def _member_template(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def _n_draws(self, n_samples: int) -> int:
+        """Size of each member's sample, from ``max_samples`` (int, or fraction of N)."""
+        m = self.max_samples
+        if isinstance(m, (numbers.Integral, np.integer)) and not isinstance(m, bool):
+            if not 1 <= m <= n_samples:
+                raise ValueError(f"max_samples must be in [1, n_samples={n_samples}] as an int, got {m}.")
+            return int(m)
+        if isinstance(m, (numbers.Real, np.floating)) and not isinstance(m, bool):
+            if not 0.0 < m <= 1.0 or int(m * n_samples) < 1:
+                raise ValueError(
+                    f"max_samples must be in (0, 1] as a float, with max_samples * n_samples >= 1; "
+                    f"got {m} for n_samples={n_samples}."
+                )
+            return int(m * n_samples)
+        raise TypeError(f"max_samples must be an int or a float, got {m!r}.")
+
+    def _fit_ensemble(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
+                      classes: np.ndarray | None) -> None:
+        B = check_int(self.n_estimators, "n_estimators", low=1)
+        if not isinstance(self.bootstrap, (bool, np.bool_)):
+            raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
+        if not isinstance(self.oob_score, (bool, np.bool_)):
+            raise TypeError(f"oob_score must be True or False, got {self.oob_score!r}.")
+        n_jobs = _check_n_jobs(self.n_jobs)
+        N = X.shape[0]
+        n_draws = self._n_draws(N)
+        if self.oob_score and not self.bootstrap and n_draws == N:
+            raise ValueError(
+                "oob_score=True needs points left out of the members' samples: use "
+                "bootstrap=True, or max_samples < n_samples with bootstrap=False."
+            )
+        template = self._member_template()
+        if w is not None and not _accepts_sample_weight(template):
+            raise ValueError(
+                f"sample_weight is given but the estimator {type(template).__name__} does not "
+                "accept sample_weight in fit."
+            )
+        rng = check_random_state(self.random_state)
+        seeds = rng.integers(0, 2**63 - 1, size=B)  # one seed per member, drawn up front
+        results = _parallel_map(
+            _fit_member,
+            [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes)
+             for b in range(B)],
+            n_jobs,
+        )
+        self.estimators_ = [member for member, _ in results]
+        self.estimators_samples_ = [idx for _, idx in results]
+        self.n_features_in_ = X.shape[1]
+        for name in ("oob_score_", "oob_decision_function_", "oob_prediction_"):
+            self.__dict__.pop(name, None)
+        if self.oob_score:
+            self._set_oob(X, y)
+
+    def _oob_sum(self, X: np.ndarray, member_output: Callable, width: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """Sum of the members' outputs at the points each left out, and how many did."""
+        total = np.zeros((X.shape[0], width))
+        n_oob = np.zeros(X.shape[0], dtype=np.intp)
+        for member, idx in zip(self.estimators_, self.estimators_samples_):
+            oob = np.ones(X.shape[0], dtype=bool)
+            oob[idx] = False  # i is out of bag for b when b never drew it
+            if oob.any():
+                total[oob] += member_output(member, X[oob])
+                n_oob[oob] += 1
+        covered = n_oob > 0
+        if not covered.any():
+            raise ValueError(
+                "No point was left out of any member's sample, so there is no out-of-bag "
+                "estimate; increase n_estimators or decrease max_samples."
+            )
+        if not covered.all():
+            warnings.warn(
+                f"{int((~covered).sum())} of {X.shape[0]} points were in every member's sample; "
+                "their out-of-bag estimate is NaN and oob_score_ uses the other points. "
+                "Increase n_estimators.", UserWarning, stacklevel=3)
+        return total, n_oob
+
+    def _check_X_predict(self, X: Any) -> np.ndarray:
+        self._check_is_fitted("estimators_")
+        return check_array(X, "X", n_features=self.n_features_in_)
+
+
+class BaggingClassifier(ClassifierMixin, _BaseBagging):
+    """Bagging (or pasting) classifier: members vote with their class probabilities.
+
+    Parameters
+    ----------
+    estimator : estimator or None, default=None
+        Unfitted base classifier, copied for each member; ``None`` means a fully
+        grown :class:`~ensemble_ref.DecisionTreeClassifier`.
+    n_estimators : int, default=10
+        Number of members ``B``.
+    max_samples : int or float, default=1.0
+        Size of each member's sample: an int, or a fraction of ``n_samples``.
+    bootstrap : bool, default=True
+        Draw with replacement (bagging) or without (pasting).
+    oob_score : bool, default=False
+        Compute the out-of-bag accuracy ``oob_score_``.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the samples and of the members' own randomness.
+    n_jobs : int or None, default=None
+        Train members in parallel with joblib (``-1``: all cores). Results do not
+        depend on it.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+        The members, trained on labels encoded as ``0..n_classes-1``.
+    estimators_samples_ : list of ndarray
+        Indices of each member's sample (with repetitions when bootstrapping).
+    classes_ : ndarray of shape (n_classes,)
+    oob_score_ : float
+        Accuracy of the out-of-bag predictions (when ``oob_score=True``).
+    oob_decision_function_ : ndarray of shape (n_samples, n_classes)
+        Out-of-bag class probabilities; NaN for a point that no member left out.
+
+    Notes
+    -----
+    ``predict_proba`` is the average of the members' class probabilities
+    (equation ``eq-bagging-average``) and ``predict`` its arg-max (ties to the
+    smallest label). The out-of-bag decision function averages, for each point,
+    only the members whose sample missed it (equation ``eq-oob-estimate``).
+    When the members accept ``sample_weight``, a member is fitted on the
+    distinct drawn points weighted by their number of draws, which is the same
+    as fitting on the drawn points with repetitions (scikit-learn does the same).
+    """
+
+    def __init__(self, estimator: Any = None, n_estimators: int = 10,
+                 max_samples: int | float = 1.0, bootstrap: bool = True, oob_score: bool = False,
+                 random_state: Any = None, n_jobs: int | None = None) -> None:
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _member_template(self) -> Any:
+        if self.estimator is None:
+            return DecisionTreeClassifier()
+        _check_estimator(self.estimator, "estimator")
+        return self.estimator
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "BaggingClassifier":
+        """Train the members on their samples of ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies the members' sample weights (the estimator must accept them).
+
+        Returns
+        -------
+        self
+        """
+        X, y = check_X_y(X, y)
+        self.classes_, y_encoded = check_labels(y)
+        self.n_classes_ = self.classes_.size
+        w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
+        self._fit_ensemble(X, y_encoded, w, np.arange(self.n_classes_))
+        return self
+
+    def _set_oob(self, X: np.ndarray, y_encoded: np.ndarray) -> None:
+        K = self.n_classes_
+        total, n_oob = self._oob_sum(X, lambda m, Xo: _member_proba(m, Xo, K), K)
+        covered = n_oob > 0
+        decision = np.full((X.shape[0], K), np.nan)
+        decision[covered] = total[covered] / n_oob[covered, None]  # eq-oob-estimate
+        self.oob_decision_function_ = decision
+        self.oob_score_ = float(np.mean(np.argmax(decision[covered], axis=1) == y_encoded[covered]))
+
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Average of the members' class probabilities, shape (n_samples, n_classes)."""
+        X = self._check_X_predict(X)
+        P = np.zeros((X.shape[0], self.n_classes_))
+        for member in self.estimators_:
+            P += _member_proba(member, X, self.n_classes_)
+        return P / len(self.estimators_)  # eq-bagging-average
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Class of largest average probability (ties to the smallest label)."""
+        P = self.predict_proba(X)
+        return self.classes_[np.argmax(P, axis=1)]
+
+
+class BaggingRegressor(RegressorMixin, _BaseBagging):
+    """Bagging (or pasting) regressor: the average of the members' predictions.
+
+    Parameters
+    ----------
+    estimator : estimator or None, default=None
+        Unfitted base regressor, copied for each member; ``None`` means a fully
+        grown :class:`~ensemble_ref.DecisionTreeRegressor`.
+    n_estimators : int, default=10
+        Number of members ``B``.
+    max_samples : int or float, default=1.0
+        Size of each member's sample: an int, or a fraction of ``n_samples``.
+    bootstrap : bool, default=True
+        Draw with replacement (bagging) or without (pasting).
+    oob_score : bool, default=False
+        Compute the out-of-bag coefficient of determination ``oob_score_``.
+    random_state : None, int or numpy.random.Generator, default=None
+        Seed of the samples and of the members' own randomness.
+    n_jobs : int or None, default=None
+        Train members in parallel with joblib. Results do not depend on it.
+
+    Attributes
+    ----------
+    estimators_ : list of fitted estimators
+    estimators_samples_ : list of ndarray
+        Indices of each member's sample (with repetitions when bootstrapping).
+    oob_score_ : float
+        R^2 of the out-of-bag predictions (when ``oob_score=True``).
+    oob_prediction_ : ndarray of shape (n_samples,)
+        Out-of-bag predictions; NaN for a point that no member left out.
+
+    Notes
+    -----
+    ``predict`` is :math:`\\frac1B\\sum_b \\hat f_b(x)` (equation
+    ``eq-bagging-average``); ``oob_prediction_`` averages only the members whose
+    sample missed the point (equation ``eq-oob-estimate``).
+    """
+
+    def __init__(self, estimator: Any = None, n_estimators: int = 10,
+                 max_samples: int | float = 1.0, bootstrap: bool = True, oob_score: bool = False,
+                 random_state: Any = None, n_jobs: int | None = None) -> None:
+        self.estimator = estimator
+        self.n_estimators = n_estimators
+        self.max_samples = max_samples
+        self.bootstrap = bootstrap
+        self.oob_score = oob_score
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+
+    def _member_template(self) -> Any:
+        if self.estimator is None:
+            return DecisionTreeRegressor()
+        _check_estimator(self.estimator, "estimator")
+        return self.estimator
+
+    def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "BaggingRegressor":
+        """Train the members on their samples of ``(X, y)``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        sample_weight : array-like of shape (n_samples,), optional
+            Multiplies the members' sample weights (the estimator must accept them).
+
+        Returns
+        -------
+        self
+        """
+        X, y = check_X_y(X, y, y_numeric=True)
+        w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
+        self._fit_ensemble(X, y, w, None)
+        return self
+
+    def _set_oob(self, X: np.ndarray, y: np.ndarray) -> None:
+        total, n_oob = self._oob_sum(X, lambda m, Xo: np.asarray(m.predict(Xo), float)[:, None], 1)
+        covered = n_oob > 0
+        prediction = np.full(X.shape[0], np.nan)
+        prediction[covered] = total[covered, 0] / n_oob[covered]  # eq-oob-estimate
+        self.oob_prediction_ = prediction
+        residual = np.sum((y[covered] - prediction[covered]) ** 2)
+        spread = np.sum((y[covered] - y[covered].mean()) ** 2)
+        self.oob_score_ = float(1.0 - residual / spread) if spread > 0 else float(residual == 0)
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Average of the members' predictions."""
+        X = self._check_X_predict(X)
+        total = np.zeros(X.shape[0])
+        for member in self.estimators_:
+            total += np.asarray(member.predict(X), dtype=float)
+        return total / len(self.estimators_)  # eq-bagging-average
