@@ -206,6 +206,6 @@ __all__ = [
     "BaggingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
-]
     "cross_val_error",
     "kfold_indices",
+]
