@@ -159,7 +159,7 @@ def adaboost_normalizer(eps: Any, alpha: Any) -> np.ndarray | float:
 
 
 def adaboost_product_bound(eps: Any) -> np.ndarray:
-    r"""The training-error bound after each round, :math:`\prod_{s \le t} 2\sqrt{\epsilon_s(1 - \epsilon_s)}`.
+    r"""Training-error bound after each round, :math:`\prod_{s \le t} 2\sqrt{\epsilon_s(1 - \epsilon_s)}`.
 
     Parameters
     ----------
@@ -178,7 +178,7 @@ def adaboost_product_bound(eps: Any) -> np.ndarray:
 
 
 def adaboost_exponential_bound(eps: Any) -> np.ndarray:
-    r"""The weaker bound :math:`\exp(-2 \sum_{s \le t} \gamma_s^2)` with edges :math:`\gamma_s = \tfrac12 - \epsilon_s`.
+    r"""The weaker bound :math:`\exp(-2 \sum_{s \le t} \gamma_s^2)`, edges :math:`\gamma_s = \tfrac12 - \epsilon_s`.
 
     Parameters
     ----------

@@ -12,16 +12,16 @@ and the second-order (XGBoost-style) booster uses the gradient
 
 Each loss below is three small pure functions, vectorised over numpy arrays:
 ``<name>(y, F)``, ``<name>_gradient(y, F)`` and ``<name>_hessian(y, F)``, all
-returning one value per sample. The conventions are:
+returning one value per sample. The conventions (labels; loss; gradient :math:`g`
+and hessian :math:`h`) are:
 
-============================  =========  =======================================  ===================
-loss                          labels     :math:`L(y, F)`                          :math:`g`, :math:`h`
-============================  =========  =======================================  ===================
-``squared_error``             real       :math:`\tfrac12 (y - F)^2`               :math:`F - y`, :math:`1`
-``absolute_error``            real       :math:`|y - F|`                          :math:`\operatorname{sign}(F - y)`, :math:`0`
-``log_loss``                  {0, 1}     :math:`\log(1 + e^{F}) - yF`             :math:`p - y`, :math:`p(1 - p)`
-``exponential_loss``          {-1, +1}   :math:`e^{-yF}`                          :math:`-y e^{-yF}`, :math:`e^{-yF}`
-============================  =========  =======================================  ===================
+* ``squared_error`` (real :math:`y`): :math:`\tfrac12 (y - F)^2`; :math:`g = F - y`, :math:`h = 1`;
+* ``absolute_error`` (real :math:`y`): :math:`|y - F|`;
+  :math:`g = \operatorname{sign}(F - y)`, :math:`h = 0`;
+* ``log_loss`` (:math:`y \in \{0, 1\}`): :math:`\log(1 + e^{F}) - yF`;
+  :math:`g = p - y`, :math:`h = p(1 - p)`;
+* ``exponential_loss`` (:math:`y \in \{-1, +1\}`): :math:`e^{-yF}`;
+  :math:`g = -y e^{-yF}`, :math:`h = e^{-yF}`;
 
 with :math:`p = \sigma(F) = 1 / (1 + e^{-F})`. The factor :math:`\tfrac12` in
 the squared error makes its gradient the plain residual :math:`F - y` (the
@@ -126,7 +126,7 @@ def absolute_error(y: Any, F: Any) -> np.ndarray | float:
 
 
 def absolute_error_gradient(y: Any, F: Any) -> np.ndarray | float:
-    r""":math:`\partial L / \partial F = \operatorname{sign}(F - y)`, and :math:`-1` at the kink :math:`F = y`.
+    r""":math:`\partial L / \partial F = \operatorname{sign}(F - y)`, and :math:`-1` at :math:`F = y`.
 
     At :math:`F = y` every value in :math:`[-1, 1]` is a subgradient. The choice
     :math:`-1` (negative gradient :math:`+1`) is scikit-learn's; it matters in
@@ -138,7 +138,7 @@ def absolute_error_gradient(y: Any, F: Any) -> np.ndarray | float:
 
 
 def absolute_error_hessian(y: Any, F: Any) -> np.ndarray | float:
-    r""":math:`\partial^2 L / \partial F^2 = 0` wherever it exists (the loss is piecewise linear)."""
+    r""":math:`\partial^2 L / \partial F^2 = 0` where it exists (piecewise linear loss)."""
     y, F = _as_pair(y, F)
     return _out(np.zeros_like(F))
 
@@ -176,7 +176,7 @@ def log_loss_hessian(y: Any, F: Any) -> np.ndarray | float:
 
 
 def exponential_loss(y: Any, F: Any) -> np.ndarray | float:
-    r"""Exponential loss :math:`L(y, F) = e^{-yF}` for :math:`y \in \{-1, +1\}` (AdaBoost's loss)."""
+    r"""Exponential loss :math:`L(y, F) = e^{-yF}`, :math:`y \in \{-1, +1\}` (AdaBoost's loss)."""
     y, F = _as_pair(y, F, labels="pm1")
     return _out(np.exp(-y * F))  # eq-loss-exponential
 

@@ -156,7 +156,7 @@ def leaf_weight(G: Any, H: Any, lam: float = 1.0) -> np.ndarray | float:
 
 
 def quadratic_objective(w: Any, G: Any, H: Any, lam: float = 1.0) -> np.ndarray | float:
-    r"""Second-order approximation of a leaf's loss change, :math:`G w + \tfrac12 (H + \lambda) w^2`.
+    r"""Second-order model of a leaf's objective, :math:`G w + \tfrac12 (H + \lambda) w^2`.
 
     Parameters
     ----------
@@ -243,7 +243,7 @@ def split_gain(G_L: Any, H_L: Any, G_R: Any, H_R: Any, lam: float = 1.0,
 
 
 def _bracket(G_L, H_L, G_R, H_R, lam):
-    """The bracket of eq-xgb-gain (twice the score decrease): no validation, used in the inner loop."""
+    """The bracket of eq-xgb-gain (twice the score decrease), unvalidated, for the inner loop."""
     G, H = G_L + G_R, H_L + H_R
     return G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam) - G**2 / (H + lam)
 
@@ -447,7 +447,8 @@ def _grow_tree(data: _Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
             go_left = np.where(c == _MISSING, default_left, c <= c_lo)
             key[seg_rows] = len(new_level) + np.where(go_left, 0, 1)  # index of the child
             n_left = int(go_left.sum())
-            node.feature, node.threshold, node.default_left = int(features[f_k]), threshold, default_left
+            node.feature, node.threshold = int(features[f_k]), threshold
+            node.default_left = default_left
             node.bracket, node.bracket32 = float(_bracket(GL, HL, GR, HR, lam)), bracket32
             node.left, node.right = len(nodes), len(nodes) + 1
             nodes.append(_Node(GL, HL, n_left, depth + 1))
@@ -512,7 +513,8 @@ def _best_splits(data: _Codes, codes: np.ndarray, S: np.ndarray, g: np.ndarray,
                      if data.any_missing else None)
         if n_missing is not None:
             GM, HM = G - NG, H - NH
-            okm = (n_missing > 0) & (n_missing < sizes) & (NH >= mcw) & (HM >= mcw) & (NH + lam > 0) & (HM + lam > 0)
+            okm = (n_missing > 0) & (n_missing < sizes) & (NH >= mcw) & (HM >= mcw)
+            okm &= (NH + lam > 0) & (HM + lam > 0)
             gain_missing = np.where(okm, _bracket32(NG, NH, GM, HM, parent32, lam), -np.inf)
 
     splits = []
@@ -559,7 +561,8 @@ def _best_splits(data: _Codes, codes: np.ndarray, S: np.ndarray, g: np.ndarray,
             if kind == "right":
                 GL_, HL_, default_left = GLr, HLr, False
             else:  # missing values join the left side
-                GL_, HL_, default_left = node.G - (NG[f_k, s] - GLr), node.H - (NH[f_k, s] - HLr), True
+                GL_, HL_ = node.G - (NG[f_k, s] - GLr), node.H - (NH[f_k, s] - HLr)
+                default_left = True
         else:
             n_present = b - a - int(n_missing[f_k, s])
             if kind == "right-missing":  # present left, missing right
@@ -576,7 +579,7 @@ def _best_splits(data: _Codes, codes: np.ndarray, S: np.ndarray, g: np.ndarray,
 
 
 def _node_weight(G: float, H: float, lam: float, mcw: float) -> float:
-    """w* = -G / (H + lambda), or 0 when H < min_child_weight or H + lambda <= 0 (the library's rule)."""
+    """w* = -G / (H + lambda); 0 when H < min_child_weight or H + lambda <= 0 (the library's rule)."""
     if H < mcw or H <= 0 or H + lam <= 0:
         return 0.0
     return -G / (H + lam)  # eq-xgb-leaf-weight
@@ -681,7 +684,8 @@ class _SecondOrderBooster(BaseEstimator):
             g, h = self._gradients(y, F)  # eq-xgb-taylor: first and second derivatives
             g, h = sw * g, sw * h
             rows = (np.arange(n) if n_rows == n else np.sort(rng.choice(n, n_rows, replace=False)))
-            features = (np.arange(d) if n_cols == d else np.sort(rng.choice(d, n_cols, replace=False)))
+            features = (np.arange(d) if n_cols == d
+                        else np.sort(rng.choice(d, n_cols, replace=False)))
             tree = _grow_tree(data, g, h, rows, features, p)
             F = F + tree.predict(X)  # F_m = F_{m-1} + eta f_m
             self.trees_.append(tree)
@@ -750,7 +754,9 @@ _BOOSTER_DOC = """
 
 
 class XGBRegressor(RegressorMixin, _SecondOrderBooster):
-    __doc__ = r"""Second-order boosting of regression trees for the squared error :math:`\tfrac12 (y - F)^2`.
+    __doc__ = r"""Second-order boosting of regression trees for the squared error.
+
+    The loss is :math:`\tfrac12 (y - F)^2`.
 
     Gradients :math:`g_i = F(x_i) - y_i` and hessians :math:`h_i = 1` (times the
     sample weight): the leaf weight :math:`-G/(H + \lambda)` is a shrunken mean
