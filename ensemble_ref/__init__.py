@@ -112,6 +112,9 @@ from .second_order import (
 )
 from .bagging import BaggingClassifier, BaggingRegressor
 from .forest import RandomForestClassifier, RandomForestRegressor
+from .voting import VotingClassifier, VotingRegressor
+from .stacking import LeastSquaresRegressor, SoftmaxRegression, StackingClassifier, StackingRegressor, stratified_kfold_indices
+from .diversity import MemberDiversity, mean_pairwise_correlation, member_correctness, member_diversity
 
 __version__ = "0.1.0"
 
@@ -208,4 +211,15 @@ __all__ = [
     "RandomForestRegressor",
     "cross_val_error",
     "kfold_indices",
+    "VotingClassifier",
+    "VotingRegressor",
+    "LeastSquaresRegressor",
+    "SoftmaxRegression",
+    "StackingClassifier",
+    "StackingRegressor",
+    "stratified_kfold_indices",
+    "MemberDiversity",
+    "mean_pairwise_correlation",
+    "member_correctness",
+    "member_diversity",
 ]
