@@ -1,0 +1,111 @@
+"""The estimators work with scikit-learn's clone, cross_val_score, Pipeline and GridSearchCV."""
+
+import numpy as np
+import pytest
+from sklearn.base import clone, is_classifier, is_regressor
+from sklearn.linear_model import LinearRegression, LogisticRegression
+from sklearn.model_selection import GridSearchCV, KFold, cross_val_score
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+
+from ensemble_ref import (
+    BaggingClassifier,
+    BaggingRegressor,
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    LeastSquaresRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+    SoftmaxRegression,
+    StackingClassifier,
+    StackingRegressor,
+    VotingClassifier,
+    VotingRegressor,
+)
+
+rng = np.random.default_rng(0)
+X = rng.normal(size=(90, 4))
+y_reg = X[:, 0] - X[:, 1] ** 2 + 0.3 * rng.normal(size=90)
+y_clf = np.where(y_reg > np.median(y_reg), "high", "low")
+
+CLASSIFIERS = [
+    DecisionTreeClassifier(max_depth=3),
+    BaggingClassifier(n_estimators=5, random_state=0),
+    RandomForestClassifier(n_estimators=5, random_state=0),
+    VotingClassifier([("tree", DecisionTreeClassifier(max_depth=2)), ("logit", LogisticRegression())],
+                     voting="soft"),
+    StackingClassifier([("tree", DecisionTreeClassifier(max_depth=2)), ("logit", LogisticRegression())],
+                       cv=3, random_state=0),
+    SoftmaxRegression(),
+]
+REGRESSORS = [
+    DecisionTreeRegressor(max_depth=3),
+    BaggingRegressor(n_estimators=5, random_state=0),
+    RandomForestRegressor(n_estimators=5, random_state=0),
+    VotingRegressor([("tree", DecisionTreeRegressor(max_depth=2)), ("ols", LinearRegression())]),
+    StackingRegressor([("tree", DecisionTreeRegressor(max_depth=2)), ("ols", LinearRegression())],
+                      cv=3, random_state=0),
+    LeastSquaresRegressor(fit_intercept=True),
+]
+ALL = [(m, y_clf) for m in CLASSIFIERS] + [(m, y_reg) for m in REGRESSORS]
+IDS = [type(m).__name__ for m, _ in ALL]
+
+
+@pytest.mark.parametrize("model, y", ALL, ids=IDS)
+def test_clone_gives_an_unfitted_copy_with_equal_parameters(model, y):
+    fitted = clone(model).fit(X, y)
+    copy = clone(fitted)
+    assert type(copy) is type(model)
+    assert not any(name.endswith("_") and not name.startswith("_") for name in vars(copy))
+    shallow = lambda m: {k: v for k, v in m.get_params(deep=False).items() if not hasattr(v, "fit")
+                         and not isinstance(v, list)}
+    assert shallow(copy) == shallow(model)
+    assert fitted.fit(X, y) is fitted  # fit returns self
+
+
+@pytest.mark.parametrize("model, y", ALL, ids=IDS)
+def test_estimator_type_is_recognised(model, y):
+    assert is_classifier(model) == (y is y_clf)
+    assert is_regressor(model) == (y is y_reg)
+
+
+@pytest.mark.parametrize("model, y", ALL, ids=IDS)
+def test_cross_val_score_and_pipeline(model, y):
+    scores = cross_val_score(model, X, y, cv=KFold(3, shuffle=True, random_state=0))
+    assert scores.shape == (3,) and np.all(np.isfinite(scores))
+    pipe = make_pipeline(StandardScaler(), model).fit(X, y)
+    assert pipe.predict(X).shape == (len(y),)
+
+
+@pytest.mark.parametrize("model, y, grid", [
+    (DecisionTreeClassifier(), y_clf, {"max_depth": [1, 3], "criterion": ["gini", "entropy"]}),
+    (RandomForestRegressor(n_estimators=4, random_state=0), y_reg, {"max_features": [1, "sqrt"]}),
+    (BaggingClassifier(DecisionTreeClassifier(), n_estimators=4, random_state=0), y_clf,
+     {"estimator__max_depth": [1, 4], "max_samples": [0.5, 1.0]}),
+    (VotingRegressor([("tree", DecisionTreeRegressor()), ("ols", LinearRegression())]), y_reg,
+     {"tree__max_depth": [1, 3], "weights": [None, [2.0, 1.0]]}),
+    (StackingClassifier([("tree", DecisionTreeClassifier()), ("logit", LogisticRegression())],
+                        cv=3, random_state=0), y_clf, {"tree__max_depth": [1, 2], "cv": [2, 3]}),
+], ids=["tree", "forest", "bagging-nested", "voting-nested", "stacking-nested"])
+def test_grid_search(model, y, grid):
+    search = GridSearchCV(model, grid, cv=3).fit(X, y)
+    for name, value in search.best_params_.items():
+        assert value in grid[name]
+    best = search.best_estimator_
+    for name, value in search.best_params_.items():
+        assert best.get_params()[name] == value
+    assert search.predict(X).shape == (len(y),)
+
+
+def test_nested_set_params_reaches_the_member():
+    vote = VotingClassifier([("tree", DecisionTreeClassifier()), ("logit", LogisticRegression())])
+    vote.set_params(tree__max_depth=2, voting="soft", logit=LogisticRegression(C=0.1))
+    assert vote.estimators[0][1].max_depth == 2 and vote.voting == "soft"
+    assert vote.get_params()["logit__C"] == 0.1
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        vote.set_params(nonsense=1)
+
+
+def test_repr_shows_changed_parameters():
+    assert repr(RandomForestClassifier(n_estimators=7)) == "RandomForestClassifier(n_estimators=7)"
+    assert repr(DecisionTreeRegressor()) == "DecisionTreeRegressor()"
