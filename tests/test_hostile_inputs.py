@@ -1,0 +1,490 @@
+"""Hostile input: every public estimator and function meets the mistakes students make.
+
+Each case either
+
+* raises ``ValueError`` or ``TypeError`` whose message names the offending
+  parameter (``X``, ``y``, ``sample_weight``, ``n_estimators``, ...), or
+  ``NotFittedError`` for a prediction before ``fit``; or
+* gives the documented correct result, checked here: constant features are never
+  split on (the predictions equal those of a fit without them), duplicating every
+  row changes nothing for a deterministic estimator, rescaling ``X`` by 1e300 or
+  1e-300 leaves a tree's predictions unchanged, a model fitted on a constant
+  target or on constant features predicts the mean or the majority class.
+
+Every other outcome fails the case: a silent NaN, a different exception, or a
+``RuntimeWarning`` (turned into an error by the pytest configuration for
+ensemble_ref's modules, and by this file for every warning).
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+import pytest
+
+import ensemble_ref as er
+from ensemble_ref import NotFittedError
+
+# ------------------------------------------------------------------------- data
+
+_rng = np.random.default_rng(20260108)
+N, D = 30, 3
+X = _rng.normal(size=(N, D))
+Y_CLASS = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, "yes", "no")  # arbitrary label values
+Y_REG = X[:, 0] - 0.5 * X[:, 1] + 0.1 * _rng.normal(size=N)
+Y_THREE = np.array(["ash", "birch", "cedar"])[np.arange(N) % 3]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """How to build a small, fast instance of an estimator and what it accepts."""
+
+    make: Callable[..., Any]
+    kind: str  # "classifier" or "regressor"
+    sample_weight: bool = True  # fit accepts sample_weight
+    binary_only: bool = False
+    missing_values: bool = False  # NaN in X marks a missing value (documented)
+    deterministic: bool = True  # no random draws: duplicated rows change nothing
+    resolution: bool = False  # CART trees: feature values closer than 1e-7 count as equal
+    scale_equivariant: bool = True  # a linear model's predictions do not change when X is rescaled
+    intercept: bool = True  # has a constant term (a constant target or feature adds nothing)
+    extra: tuple = ()  # estimator-specific bad hyper-parameters: (name, value) pairs
+
+    def y(self) -> np.ndarray:
+        return Y_CLASS if self.kind == "classifier" else Y_REG
+
+
+ESTIMATORS: dict[str, Spec] = {
+    "DecisionTreeClassifier": Spec(er.DecisionTreeClassifier, "classifier", resolution=True),
+    "DecisionTreeRegressor": Spec(er.DecisionTreeRegressor, "regressor", resolution=True),
+    "DecisionStump": Spec(er.DecisionStump, "classifier"),
+    "BaggingClassifier": Spec(lambda **kw: er.BaggingClassifier(
+        **{"n_estimators": 3, "random_state": 0, **kw}), "classifier", deterministic=False,
+        resolution=True),
+    "BaggingRegressor": Spec(lambda **kw: er.BaggingRegressor(
+        **{"n_estimators": 3, "random_state": 0, **kw}), "regressor", deterministic=False,
+        resolution=True),
+    "RandomForestClassifier": Spec(lambda **kw: er.RandomForestClassifier(
+        **{"n_estimators": 3, "random_state": 0, **kw}), "classifier", deterministic=False,
+        resolution=True),
+    "RandomForestRegressor": Spec(lambda **kw: er.RandomForestRegressor(
+        **{"n_estimators": 3, "random_state": 0, **kw}), "regressor", deterministic=False,
+        resolution=True),
+    "AdaBoostClassifier": Spec(lambda **kw: er.AdaBoostClassifier(
+        **{"n_estimators": 5, "random_state": 0, **kw}), "classifier"),
+    "GradientBoostingClassifier": Spec(lambda **kw: er.GradientBoostingClassifier(
+        **{"n_estimators": 5, "random_state": 0, **kw}), "classifier", binary_only=True,
+        resolution=True),
+    "GradientBoostingRegressor": Spec(lambda **kw: er.GradientBoostingRegressor(
+        **{"n_estimators": 5, "random_state": 0, **kw}), "regressor", resolution=True),
+    "XGBClassifier": Spec(lambda **kw: er.XGBClassifier(
+        **{"n_estimators": 5, "random_state": 0, **kw}), "classifier", binary_only=True,
+        missing_values=True, deterministic=False),
+    "XGBRegressor": Spec(lambda **kw: er.XGBRegressor(
+        **{"n_estimators": 5, "random_state": 0, **kw}), "regressor", missing_values=True,
+        deterministic=False),
+    "LinearBoostingRegressor": Spec(lambda **kw: er.LinearBoostingRegressor(
+        **{"n_estimators": 5, **kw}), "regressor", sample_weight=False),
+}
+
+def _trees(kind: str) -> list:
+    tree = er.DecisionTreeClassifier if kind == "classifier" else er.DecisionTreeRegressor
+    return [("shallow", tree(max_depth=1)), ("deep", tree(max_depth=3))]
+
+
+def _bad_members(kind: str) -> list:
+    tree = er.DecisionTreeClassifier if kind == "classifier" else er.DecisionTreeRegressor
+    return [("estimators", []), ("estimators", [("a", "not an estimator")]),
+            ("estimators", [("a", tree()), ("a", tree())]), ("estimators", [tree()])]
+
+
+for _kind, _name in (("classifier", "VotingClassifier"), ("regressor", "VotingRegressor")):
+    if hasattr(er, _name):  # voting: members named, optional weights
+        ESTIMATORS[_name] = Spec(
+            lambda _c=getattr(er, _name), _k=_kind, **kw: _c(**{"estimators": _trees(_k), **kw}),
+            _kind, resolution=True,
+            extra=(*_bad_members(_kind), ("weights", [1.0, -1.0]), ("weights", [1.0]),
+                   ("weights", [np.nan, 1.0]), ("weights", [0.0, 0.0]))
+            + ((("voting", "soft-ish"),) if _kind == "classifier" else ()))
+for _kind, _name in (("classifier", "StackingClassifier"), ("regressor", "StackingRegressor")):
+    if hasattr(er, _name):  # stacking: out-of-fold meta-features, then a meta-model
+        ESTIMATORS[_name] = Spec(
+            lambda _c=getattr(er, _name), _k=_kind, **kw: _c(
+                **{"estimators": _trees(_k), "cv": 3, "random_state": 0, **kw}),
+            _kind, sample_weight=False, deterministic=False, resolution=True,
+            extra=(*_bad_members(_kind), ("cv", 1), ("cv", N + 1), ("cv", 2.5),
+                   ("final_estimator", "not an estimator")))
+if hasattr(er, "LeastSquaresRegressor"):
+    ESTIMATORS["LeastSquaresRegressor"] = Spec(er.LeastSquaresRegressor, "regressor",
+                                               intercept=False,
+                                               extra=(("fit_intercept", "yes"),))
+if hasattr(er, "SoftmaxRegression"):  # L2-penalised: rescaling X changes the fit
+    ESTIMATORS["SoftmaxRegression"] = Spec(er.SoftmaxRegression, "classifier",
+                                           scale_equivariant=False,
+                                           extra=(("lam", -1.0), ("lam", np.inf)))
+
+LINEAR = {"LinearBoostingRegressor", "LeastSquaresRegressor", "SoftmaxRegression"}
+TREE_BASED = set(ESTIMATORS) - LINEAR
+
+
+# ------------------------------------------------------------------------- cases
+
+@dataclass(frozen=True)
+class Case:
+    id: str
+    call: Callable[[], Any]
+    param: str | None = None  # the parameter an error must name
+    check: Callable[[Any], None] | None = None  # for a documented result: checks it
+    errors: tuple = (ValueError, TypeError)
+
+
+CASES: list[Case] = []
+
+
+def bad(id: str, param: str, call: Callable[[], Any], errors: tuple = (ValueError, TypeError)):
+    CASES.append(Case(id, call, param=param, errors=errors))
+
+
+def good(id: str, call: Callable[[], Any], check: Callable[[Any], None]):
+    CASES.append(Case(id, call, check=check))
+
+
+def either(id: str, param: str, call: Callable[[], Any], check: Callable[[Any], None]):
+    """A case where a clear error naming ``param`` and a correct result are both acceptable."""
+    CASES.append(Case(id, call, param=param, check=check))
+
+
+def fit(spec: Spec, X_, y_, sample_weight=None, **params):
+    model = spec.make(**params)
+    if sample_weight is None:
+        return model.fit(X_, y_)
+    return model.fit(X_, y_, sample_weight=sample_weight)
+
+
+def fit_predict(spec: Spec, X_, y_, X_test=None, **params) -> np.ndarray:
+    return fit(spec, X_, y_, **params).predict(X_ if X_test is None else X_test)
+
+
+def with_nan(A: np.ndarray) -> np.ndarray:
+    A = A.astype(float).copy()
+    A[3, 1] = np.nan
+    return A
+
+
+def with_inf(A: np.ndarray) -> np.ndarray:
+    A = A.astype(float).copy()
+    A[5, 0] = np.inf
+    return A
+
+
+def finite(pred) -> None:
+    pred = np.asarray(pred)
+    if pred.dtype.kind in "fc":
+        assert np.isfinite(pred).all(), f"non-finite predictions: {pred}"
+
+
+def equal_to(reference: Callable[[], np.ndarray]) -> Callable[[Any], None]:
+    def check(pred):
+        expected = reference()
+        finite(pred)
+        if np.asarray(expected).dtype.kind in "fc":
+            np.testing.assert_allclose(pred, expected, rtol=1e-9, atol=1e-12)
+        else:
+            np.testing.assert_array_equal(pred, expected)
+    return check
+
+
+def constant_prediction(spec: Spec, y_) -> Callable[[Any], None]:
+    """The same prediction everywhere: the majority class or the mean for a deterministic fit.
+
+    (A bootstrap ensemble averages its members' sample means or majorities instead.)
+    """
+    def check(pred):
+        finite(pred)
+        assert np.all(pred == pred[0]), f"predictions vary on constant features: {pred}"
+        if not spec.deterministic:
+            return
+        if spec.kind == "classifier":
+            labels, counts = np.unique(y_, return_counts=True)
+            assert np.all(pred == labels[np.argmax(counts)]), pred
+        else:
+            np.testing.assert_allclose(pred, np.mean(y_), rtol=1e-9, atol=1e-12)
+    return check
+
+
+for name, spec in ESTIMATORS.items():
+    y = spec.y()
+    sw = {"sample_weight": None}
+
+    # --- X
+    if spec.missing_values:
+        good(f"{name}-X-nan-is-missing", lambda s=spec, y=y: fit_predict(s, with_nan(X), y),
+             finite)
+    else:
+        bad(f"{name}-X-nan", "X", lambda s=spec, y=y: fit(s, with_nan(X), y))
+    bad(f"{name}-X-inf", "X", lambda s=spec, y=y: fit(s, with_inf(X), y))
+    bad(f"{name}-X-empty", "X", lambda s=spec, y=y: fit(s, X[:0], y[:0]))
+    bad(f"{name}-X-1d", "X", lambda s=spec, y=y: fit(s, X[:, 0], y))
+    bad(f"{name}-X-ragged", "X", lambda s=spec: fit(s, [[1.0, 2.0], [3.0], [4.0, 5.0]],
+                                                    s.y()[:3]))
+    bad(f"{name}-X-strings", "X", lambda s=spec, y=y: fit(s, np.full((N, D), "a"), y))
+    bad(f"{name}-X-None", "X", lambda s=spec, y=y: fit(s, None, y))
+    # --- y
+    bad(f"{name}-y-length", "y", lambda s=spec, y=y: fit(s, X, y[:-1]))
+    bad(f"{name}-y-2d", "y", lambda s=spec, y=y: fit(s, X, np.column_stack([y, y])))
+    if spec.kind == "classifier":
+        bad(f"{name}-y-one-class", "y", lambda s=spec: fit(s, X, np.full(N, "yes")))
+        bad(f"{name}-y-nan-label", "y",
+            lambda s=spec: fit(s, X, np.where(np.arange(N) == 2, np.nan, np.arange(N) % 2)))
+        if spec.binary_only:
+            bad(f"{name}-y-three-classes", "y", lambda s=spec: fit(s, X, Y_THREE))
+        else:
+            good(f"{name}-y-three-classes-fit",
+                 lambda s=spec: fit_predict(s, X, Y_THREE),
+                 lambda pred: (finite(pred), np.testing.assert_equal(set(pred) <= set(Y_THREE),
+                                                                     True)))
+    else:
+        bad(f"{name}-y-nan", "y",
+            lambda s=spec: fit(s, X, np.where(np.arange(N) == 4, np.nan, Y_REG)))
+        bad(f"{name}-y-strings", "y", lambda s=spec: fit(s, X, Y_CLASS))
+        good(f"{name}-y-constant", lambda s=spec: fit_predict(s, X, np.full(N, 2.5)),
+             constant_prediction(spec, np.full(N, 2.5)) if spec.intercept else finite)
+        either(f"{name}-y-huge", "y", lambda s=spec: fit_predict(s, X, 1e300 * Y_REG),
+               lambda pred, s=spec: np.testing.assert_allclose(
+                   pred, 1e300 * fit_predict(s, X, Y_REG), rtol=1e-6))
+        either(f"{name}-y-tiny", "y", lambda s=spec: fit_predict(s, X, 1e-300 * Y_REG),
+               lambda pred, s=spec: np.testing.assert_allclose(
+                   pred / 1e-300, fit_predict(s, X, Y_REG), rtol=1e-6, atol=1e-9))
+    # --- sample_weight
+    if spec.sample_weight:
+        bad(f"{name}-w-length", "sample_weight",
+            lambda s=spec, y=y: fit(s, X, y, sample_weight=np.ones(N - 1)))
+        bad(f"{name}-w-negative", "sample_weight",
+            lambda s=spec, y=y: fit(s, X, y, sample_weight=np.r_[-1.0, np.ones(N - 1)]))
+        bad(f"{name}-w-zero-sum", "sample_weight",
+            lambda s=spec, y=y: fit(s, X, y, sample_weight=np.zeros(N)))
+        bad(f"{name}-w-nan", "sample_weight",
+            lambda s=spec, y=y: fit(s, X, y, sample_weight=np.r_[np.nan, np.ones(N - 1)]))
+    # --- prediction
+    bad(f"{name}-predict-before-fit", "fit", lambda s=spec: s.make().predict(X),
+        errors=(NotFittedError,))
+    bad(f"{name}-predict-feature-count", "X",
+        lambda s=spec, y=y: fit(s, X, y).predict(X[:, :2]))
+    bad(f"{name}-predict-inf", "X",
+        lambda s=spec, y=y: fit(s, X, y).predict(with_inf(X)))
+    # --- scale, constant features, duplicates
+    if name in TREE_BASED:
+        for factor in (1e300, 1e-300):
+            # trees are invariant to rescaling X, except that CART trees treat values
+            # closer than 1e-7 as equal (documented): at 1e-300 every feature is constant
+            expected = ((lambda s=spec, y=y: fit_predict(s, np.zeros((N, D)), y))
+                        if factor < 1 and spec.resolution else
+                        (lambda s=spec, y=y: fit_predict(s, X, y)))
+            either(f"{name}-X-scaled-{factor:g}", "X",
+                   lambda s=spec, y=y, f=factor: fit_predict(s, f * X, y), equal_to(expected))
+    elif spec.scale_equivariant:
+        for factor in (1e300, 1e-300):
+            either(f"{name}-X-scaled-{factor:g}", "X",
+                   lambda s=spec, y=y, f=factor: fit_predict(s, f * X, y),
+                   lambda pred, s=spec, y=y: np.testing.assert_allclose(
+                       pred, fit_predict(s, X, y), rtol=1e-6, atol=1e-9))
+    else:
+        for factor in (1e300, 1e-300):
+            either(f"{name}-X-scaled-{factor:g}", "X",
+                   lambda s=spec, y=y, f=factor: fit_predict(s, f * X, y), finite)
+    X_const = np.column_stack([X[:, :1], np.full(N, 7.0), X[:, 1:]])
+    if spec.deterministic and spec.intercept:
+        good(f"{name}-constant-feature-never-split",
+             lambda s=spec, y=y: fit_predict(s, X_const, y),
+             equal_to(lambda s=spec, y=y: fit_predict(s, X, y)))
+        good(f"{name}-duplicated-rows",
+             lambda s=spec, y=y: fit_predict(s, np.vstack([X, X]), np.r_[y, y], X),
+             equal_to(lambda s=spec, y=y: fit_predict(s, X, y)))
+    else:
+        good(f"{name}-constant-feature", lambda s=spec, y=y: fit_predict(s, X_const, y), finite)
+        good(f"{name}-duplicated-rows", lambda s=spec, y=y: fit_predict(
+            s, np.vstack([X, X]), np.r_[y, y], X), finite)
+    good(f"{name}-all-features-constant",
+         lambda s=spec, y=y: fit_predict(s, np.ones((N, 2)), y),
+         constant_prediction(spec, y))
+
+    # --- hyper-parameters (those the estimator has)
+    params = spec.make().get_params(deep=False)
+    hyper = {
+        "n_estimators": [0, -3, 2.5],
+        "max_depth": [0, -1, "3"],
+        "learning_rate": [0.0, -0.5, float("inf"), float("nan")],
+        "max_features": [D + 1, 0, 1.5, "all"],
+        "max_samples": [0, N + 1, 0.0, 1.5],
+        "min_samples_leaf": [0],
+        "min_samples_split": [1],
+        "subsample": [0.0, 1.5],
+        "colsample_bytree": [0.0],
+        "reg_lambda": [-1.0],
+        "gamma": [-1.0],
+        "min_child_weight": [-1.0],
+        "criterion": ["entropyy"],
+        "loss": ["hinge"],
+        "random_state": [-1, "seed", 1.5],
+        "bootstrap": ["yes"],
+        "tree_method": ["approx-ish"],
+        "max_bin": [1],
+    }
+    for param, values in hyper.items():
+        if param not in params:
+            continue
+        for value in values:
+            bad(f"{name}-{param}={value!r}", param,
+                lambda s=spec, y=y, p=param, v=value: fit(s, X, y, **{p: v}))
+    for number, (param, value) in enumerate(spec.extra):
+        bad(f"{name}-{param}-{number}", param,
+            lambda s=spec, y=y, p=param, v=value: fit(s, X, y, **{p: v}))
+
+
+# --- functions ------------------------------------------------------------------------
+
+FUNCTION_CASES = [
+    # bootstrap and out-of-bag
+    ("bootstrap_indices-n0", "n_samples", lambda: er.bootstrap_indices(0, 1)),
+    ("bootstrap_indices-float-n", "n_samples", lambda: er.bootstrap_indices(10.0, 1)),
+    ("bootstrap_indices-bad-rng", "rng", lambda: er.bootstrap_indices(10, "seed")),
+    ("bootstrap_indices-negative-seed", "rng", lambda: er.bootstrap_indices(10, -5)),
+    ("bootstrap_indices-legacy-RandomState", "rng",
+     lambda: er.bootstrap_indices(10, np.random.RandomState(0))),
+    ("oob_fraction_exact-0", "n_samples", lambda: er.oob_fraction_exact(0)),
+    ("oob_fraction_exact-float", "n_samples", lambda: er.oob_fraction_exact(2.5)),
+    ("oob_gap_bounds-1", "n_samples", lambda: er.oob_gap_bounds(1)),
+    ("oob_fractions-0-repeats", "n_repeats", lambda: er.oob_fractions(10, 0, 1)),
+    ("oob_mask-out-of-range", "indices", lambda: er.oob_mask(np.array([0, 10]), 10)),
+    ("oob_mask-floats", "indices", lambda: er.oob_mask(np.array([0.5, 1.0]), 10)),
+    # random subspaces
+    ("breiman_max_features-0", "n_features", lambda: er.breiman_max_features(0)),
+    ("breiman_max_features-task", "task", lambda: er.breiman_max_features(10, "ranking")),
+    ("prob_no_informative-too-many", "n_informative",
+     lambda: er.prob_no_informative(5, 6, 2)),
+    ("sample_feature_subsets-too-many", "max_features",
+     lambda: er.sample_feature_subsets(5, 6, 3, 0)),
+    # aggregation
+    ("one_hot_votes-label-out-of-range", "labels",
+     lambda: er.one_hot_votes(np.array([0, 3]), 2)),
+    ("in_bag_counts-index-out-of-range", "samples",
+     lambda: er.in_bag_counts([np.array([0, 5])], 3)),
+    # crowds
+    ("majority_error-p-nan", "p", lambda: er.majority_error(np.nan, 5)),
+    ("majority_error-p-above-1", "p", lambda: er.majority_error(1.5, 5)),
+    ("majority_error-T-0", "T", lambda: er.majority_error(0.6, 0)),
+    ("majority_error-T-float", "T", lambda: er.majority_error(0.6, 2.5)),
+    ("majority_error-ties", "ties", lambda: er.majority_error(0.6, 4, ties="random")),
+    ("condorcet_bound-p-below-half", "p", lambda: er.condorcet_bound(0.3, 5)),
+    ("cantelli_bound-negative-variance", "variance", lambda: er.cantelli_bound(-1.0, 1.0)),
+    ("cantelli_bound-lam-0", "lam", lambda: er.cantelli_bound(1.0, 0.0)),
+    ("cantelli_extremal-variance-0", "variance", lambda: er.cantelli_extremal(0.0, 0.0, 1.0)),
+    ("mean_vote_variance-p", "p", lambda: er.mean_vote_variance(1.5, 0.1, 5)),
+    ("mean_vote_variance-c", "c", lambda: er.mean_vote_variance(0.6, 1.5, 5)),
+    ("majority_lower_bound-p-half", "p", lambda: er.majority_lower_bound(0.5, 0.1, 5)),
+    ("correlated_votes-n-voters-0", "n_voters", lambda: er.correlated_votes(0, 0.6, 0.1, 10, 0)),
+    # bias and variance
+    ("variance_of_average-rho", "rho", lambda: er.variance_of_average(1.0, 1.5, 10)),
+    ("variance_of_average-M", "M", lambda: er.variance_of_average(1.0, 0.5, 0)),
+    ("equicorrelated_normals-rho", "rho", lambda: er.equicorrelated_normals(3, -0.9, 10, 0)),
+    ("decompose_predictions-shape", "f_test",
+     lambda: er.decompose_predictions(np.zeros((5, 4)), np.zeros(3), 0.1)),
+    ("decompose_predictions-noise", "noise",
+     lambda: er.decompose_predictions(np.zeros((5, 4)), np.zeros(4), -0.1)),
+    # data sets
+    ("make_circle_classification-n0", "n_samples", lambda: er.make_circle_classification(0)),
+    ("make_sine_regression-noise", "noise", lambda: er.make_sine_regression(10, -1.0)),
+    ("flip_labels-fraction", "fraction", lambda: er.flip_labels(np.array([0, 1, 1]), 1.5, 0)),
+    ("make_rings-n_classes", "n_classes", lambda: er.make_rings_classification(30, 1)),
+    # boosting
+    ("adaboost_alpha-eps-nan", "eps", lambda: er.adaboost_alpha(np.nan)),
+    ("adaboost_alpha-eps-above-1", "eps", lambda: er.adaboost_alpha(1.5)),
+    ("adaboost_alpha-n_classes-1", "n_classes", lambda: er.adaboost_alpha(0.2, n_classes=1)),
+    ("adaboost_alpha-learning_rate-0", "learning_rate",
+     lambda: er.adaboost_alpha(0.2, learning_rate=0.0)),
+    ("reweight_misclassified-negative", "weights",
+     lambda: er.reweight_misclassified(np.array([-1.0, 2.0]), np.array([True, False]), 0.5)),
+    ("samme_exponential_loss-n_classes", "n_classes",
+     lambda: er.samme_exponential_loss(np.array([0, 1]), np.zeros((2, 2)), 1)),
+    ("line_search-loss", "loss", lambda: er.line_search("hinge", np.zeros(3), np.zeros(3),
+                                                          np.ones(3))),
+    ("weighted_median-empty", "values", lambda: er.weighted_median(np.array([]))),
+    ("weighted_median-negative-weight", "weights",
+     lambda: er.weighted_median(np.array([1.0, 2.0]), np.array([1.0, -1.0]))),
+    ("weighted_median-nan", "values", lambda: er.weighted_median(np.array([1.0, np.nan]))),
+    ("get_loss-unknown", "loss", lambda: er.get_loss("hinge")),  # the estimators' parameter
+    ("log_loss-y-not-binary", "y", lambda: er.log_loss(np.array([0.0, 2.0]), np.zeros(2))),
+    ("squared_error-shapes", "F", lambda: er.squared_error(np.zeros(3), np.zeros(4))),
+    ("exponential_loss-y-not-pm1", "y",
+     lambda: er.exponential_loss(np.array([0.0, 1.0]), np.zeros(2))),
+    ("sigmoid-strings", "F", lambda: er.sigmoid(np.array(["a"]))),
+    ("leaf_weight-negative-lambda", "lam", lambda: er.leaf_weight(1.0, 1.0, lam=-2.0)),
+    ("leaf_weight-H-plus-lam-0", "H", lambda: er.leaf_weight(1.0, 0.0, lam=0.0)),
+    ("split_gain-negative-gamma", "gamma",
+     lambda: er.split_gain(1.0, 1.0, -1.0, 1.0, gamma=-1.0)),
+    ("structure_score-nan", "G", lambda: er.structure_score(np.array([np.nan]), np.ones(1))),
+    ("best_stump_brute_force-nan", "X",
+     lambda: er.best_stump_brute_force(with_nan(X), np.where(Y_CLASS == "yes", 1, -1))),
+    # claims
+    ("Claims-empty-chapter", "chapter", lambda: er.Claims("")),
+    ("Claims.close-negative-atol", "atol",
+     lambda: er.Claims("hostile", verbose=False).close("x", 1.0, 1.0, atol=-1.0)),
+]
+for id, param, call in FUNCTION_CASES:
+    bad(id, param, call)
+
+# documented: a leaf whose hessians sum to less than 1e-150 gets the value 0 (no step)
+good("newton_leaf_value-zero-hessian",
+     lambda: er.newton_leaf_value(np.array([1.0, -1.0]), np.zeros(2)),
+     lambda value: np.testing.assert_equal(value, 0.0))
+
+# A claim that does not hold raises ClaimError naming the chapter; a NaN never passes.
+bad("Claims.close-nan-measured", "hostile",
+    lambda: er.Claims("hostile", verbose=False).close("nan is not close", np.nan, 1.0, atol=1.0),
+    errors=(er.ClaimError,))
+
+if hasattr(er, "kfold_indices"):
+    bad("kfold_indices-1-split", "n_splits", lambda: list(er.kfold_indices(10, 1, 0)))
+    bad("kfold_indices-too-many-splits", "n_splits", lambda: list(er.kfold_indices(3, 5, 0)))
+
+
+# ------------------------------------------------------------------------- tests
+
+def names(message: str, param: str) -> bool:
+    """Whether an error message names the parameter (as a word, quoted or not)."""
+    return re.search(rf"(?<![\w]){re.escape(param)}(?![\w])", message) is not None
+
+
+def test_there_are_at_least_40_hostile_inputs():
+    assert len(CASES) >= 40
+    covered = {c.id.split("-")[0] for c in CASES}
+    assert set(ESTIMATORS) <= covered
+    estimators = [obj for obj in vars(er).values()
+                  if isinstance(obj, type) and hasattr(obj, "fit") and hasattr(obj, "predict")
+                  and obj.__module__.startswith("ensemble_ref")]
+    untested = sorted({e.__name__ for e in estimators} - set(ESTIMATORS) - {"SecondOrderTree"})
+    assert not untested, f"public estimators without hostile-input cases: {untested}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_hostile_input(case: Case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a warning (overflow, invalid value, ...) is no answer
+        try:
+            result = case.call()
+        except case.errors as exc:
+            if case.param is None:
+                raise AssertionError(f"documented input rejected: {exc!r}") from exc
+            assert names(str(exc), case.param), (
+                f"{type(exc).__name__} does not name {case.param!r}: {exc}")
+            return
+        except (ValueError, TypeError) as exc:  # the right kind, but a different class
+            raise AssertionError(f"expected {case.errors}, got {exc!r}") from exc
+    if case.check is None:
+        pytest.fail(f"accepted silently: expected an error naming {case.param!r}, "
+                    f"got {type(result).__name__} {np.asarray(result).ravel()[:6]!r}")
+    case.check(result)
