@@ -1,6 +1,6 @@
 r"""Brute-force references for the second-order (XGBoost) objective (chapter *XGBoost*).
 
-The booster in :mod:`ensemble_ref.xgboost` computes leaf weights, structure
+The booster in :mod:`ensemble_ref.second_order` computes leaf weights, structure
 scores and split gains from closed forms. This module computes the same
 quantities *without* those closed forms, so that the chapter can check them:
 
