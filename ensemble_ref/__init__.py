@@ -20,6 +20,7 @@ from .aggregation import (
     oob_error,
     oob_error_curve,
     staged_errors,
+    oob_expected_error,
 )
 from .cross_validation import cross_val_error, kfold_indices
 from .random_subspace import (
@@ -222,4 +223,5 @@ __all__ = [
     "mean_pairwise_correlation",
     "member_correctness",
     "member_diversity",
+    "oob_expected_error",
 ]

@@ -7,7 +7,7 @@ estimation* and *Random forests* need the members' outputs one by one:
 
 * how the error of the ensemble made of the **first** ``M`` members changes
   with ``M`` (:func:`staged_errors`);
-* the **out-of-bag** estimate (equation ``eq-oob-prediction``): point ``i`` is
+* the **out-of-bag** estimate (equation ``eq-oob-estimate``): point ``i`` is
   predicted by the average over the members whose training sample missed it,
 
   .. math:: \\hat f^{\\mathrm{OOB}}(x_i) = \\frac{1}{|\\mathcal M_i|}
@@ -28,7 +28,10 @@ from typing import Sequence
 
 import numpy as np
 
+from scipy.stats import binom
+
 from ._validation import check_int
+from .bootstrap import oob_fraction_exact
 
 __all__ = [
     "in_bag_counts",
@@ -37,6 +40,7 @@ __all__ = [
     "oob_aggregate",
     "oob_error",
     "oob_error_curve",
+    "oob_expected_error",
 ]
 
 
@@ -159,7 +163,7 @@ def oob_aggregate(in_bag: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, 
     Returns
     -------
     oob_mean : ndarray, shape (N,) or (N, K)
-        :math:`\\hat f^{\\mathrm{OOB}}(x_i)`, equation ``eq-oob-prediction``.
+        :math:`\\hat f^{\\mathrm{OOB}}(x_i)`, equation ``eq-oob-estimate``.
         Rows of points that are in bag for every member have no OOB
         prediction and are set to NaN, so they cannot be used by mistake.
     n_oob : ndarray of int, shape (N,)
@@ -177,7 +181,7 @@ def oob_aggregate(in_bag: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, 
     w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
     total = (w * F).sum(axis=0)  # sum over t in M_i of f_t(x_i)
     with np.errstate(invalid="ignore", divide="ignore"):
-        oob_mean = total / n_oob.reshape((-1,) + (1,) * (F.ndim - 2))  # eq-oob-prediction
+        oob_mean = total / n_oob.reshape((-1,) + (1,) * (F.ndim - 2))  # eq-oob-estimate
     oob_mean[n_oob == 0] = np.nan
     return oob_mean, n_oob
 
@@ -236,3 +240,41 @@ def oob_error_curve(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray
     ok = n_has > 0
     errors[ok] = (loss * has).sum(axis=1)[ok] / n_has[ok]
     return errors, has.mean(axis=1)
+
+
+def oob_expected_error(staged_risk: np.ndarray, n_samples: int) -> np.ndarray:
+    r"""Expected OOB error of the first ``m`` members predicted from the risks of smaller ensembles.
+
+    A point is out of bag for each of ``m`` members independently with
+    probability :math:`P_N = (1 - 1/N)^N`, so its number of OOB members is
+    binomial; given that it has ``k >= 1`` of them, its expected OOB loss is the
+    risk :math:`R(k)` of a ``k``-member ensemble (proposition
+    ``prop-oob-target`` of the book). Hence
+
+    .. math:: \mathbb E\bigl[\widehat{\mathrm{Err}}^{\mathrm{OOB}}_m\bigr]
+              = \sum_{k=1}^{m} \pi_{mk} R(k), \qquad
+              \pi_{mk} = \frac{\binom{m}{k} P_N^k (1-P_N)^{m-k}}{1 - (1 - P_N)^m},
+
+    equation ``eq-oob-mixture``.
+
+    Parameters
+    ----------
+    staged_risk : ndarray, shape (T,)
+        ``R(1), ..., R(T)``: the risk (e.g. the test error, from
+        :func:`staged_errors`) of the ensembles of the first ``k`` members.
+    n_samples : int
+        ``N``, the size of the training set.
+
+    Returns
+    -------
+    ndarray, shape (T,)
+        Entry ``m-1`` is the predicted mean OOB error of the first ``m`` members.
+    """
+    R = np.asarray(staged_risk, dtype=np.float64)
+    if R.ndim != 1 or R.size == 0 or not np.isfinite(R).all():
+        raise ValueError("staged_risk must be a non-empty 1-D array of finite risks.")
+    N = check_int(n_samples, "n_samples", low=2)
+    P = oob_fraction_exact(N)
+    k = np.arange(1, R.size + 1)
+    pi = binom.pmf(k[None, :], k[:, None], P) * (k[None, :] <= k[:, None])  # pi_mk, k <= m
+    return pi @ R / pi.sum(axis=1)  # eq-oob-mixture, normalised by 1 - (1 - P_N)^m

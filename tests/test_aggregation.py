@@ -1,4 +1,4 @@
-"""Unit tests for ensemble_ref.aggregation (equation eq-oob-prediction)."""
+"""Unit tests for ensemble_ref.aggregation (equation eq-oob-estimate)."""
 
 import numpy as np
 import pytest
@@ -9,6 +9,8 @@ from ensemble_ref import (
     oob_aggregate,
     oob_error,
     oob_error_curve,
+    oob_expected_error,
+    oob_fraction_exact,
     staged_errors,
 )
 
@@ -116,3 +118,36 @@ def test_bad_inputs_raise():
         oob_aggregate(np.zeros((2, 4), dtype=int), np.zeros((2, 3)))
     with pytest.raises(ValueError, match="out of bag"):
         oob_error(np.ones((2, 3), dtype=int), np.zeros((2, 3)), np.zeros(3))
+
+
+def test_oob_expected_error_by_explicit_sums():
+    from math import comb
+
+    R = np.array([0.4, 0.3, 0.25, 0.22, 0.21, 0.2])
+    N = 50
+    P = oob_fraction_exact(N)
+    got = oob_expected_error(R, N)
+    for m in range(1, R.size + 1):
+        w = [comb(m, k) * P**k * (1 - P) ** (m - k) for k in range(1, m + 1)]
+        assert got[m - 1] == pytest.approx(np.dot(w, R[:m]) / (1 - (1 - P) ** m), rel=1e-12)
+    assert np.allclose(oob_expected_error(np.full(8, 0.3), N), 0.3)  # constant risk: no bias
+    assert got[0] == pytest.approx(R[0])  # one member: its OOB points see exactly that member
+
+
+def test_oob_expected_error_matches_simulated_oob_counts():
+    # Simulate the number of OOB members of a point among m, then average R(k) over k >= 1.
+    rng = np.random.default_rng(5)
+    N, m, reps = 30, 6, 200000
+    R = np.linspace(0.5, 0.2, m)
+    k = rng.binomial(m, oob_fraction_exact(N), size=reps)
+    k = k[k > 0]
+    sim = R[k - 1].mean()
+    se = R[k - 1].std() / np.sqrt(k.size)
+    assert abs(oob_expected_error(R, N)[-1] - sim) < 4 * se
+
+
+def test_oob_expected_error_bad_input():
+    with pytest.raises(ValueError, match="staged_risk"):
+        oob_expected_error(np.array([]), 10)
+    with pytest.raises(ValueError, match="n_samples"):
+        oob_expected_error(np.array([0.2]), 1)
