@@ -69,6 +69,8 @@ from .datasets import (
     make_sine_regression,
     sample_sine_inputs,
     sine_function,
+    make_redundant_classification,
+    redundant_bayes_error,
 )
 from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 from .adaboost import (
@@ -224,4 +226,6 @@ __all__ = [
     "member_correctness",
     "member_diversity",
     "oob_expected_error",
+    "make_redundant_classification",
+    "redundant_bayes_error",
 ]

@@ -251,3 +251,72 @@ def make_rings_classification(n_samples: int = 500, n_classes: int = 3,
     radii2 = -2.0 * np.log1p(-np.arange(1, K) / K)  # r_k^2 with P(R^2 <= r_k^2) = k / K
     y = np.searchsorted(radii2, X[:, 0] ** 2 + X[:, 1] ** 2)  # number of radii below R^2
     return X, y
+
+
+# --- redundant noisy copies of a few latent signals (chapter *Random forests*) ----------
+
+__all__ += ["make_redundant_classification", "redundant_bayes_error"]
+
+
+def make_redundant_classification(n_samples: int = 500, n_latent: int = 2, n_copies: int = 10,
+                                  noise: float = 0.7,
+                                  random_state: np.random.Generator | int | None = None
+                                  ) -> tuple[np.ndarray, np.ndarray]:
+    r"""Two classes decided by a few latent signals, observed only through noisy copies.
+
+    Parameters
+    ----------
+    n_samples : int, default=500
+        Number of points.
+    n_latent : int, default=2
+        Number :math:`k \ge 1` of latent signals :math:`z \sim N(0, I_k)`.
+    n_copies : int, default=10
+        Number :math:`c \ge 1` of observed copies of each signal.
+    noise : float, default=0.7
+        Standard deviation :math:`\sigma > 0` of the independent Gaussian noise on
+        each copy.
+    random_state : numpy.random.Generator or int
+        Source of randomness.
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, n_latent * n_copies)
+        Column :math:`jc + r` is copy :math:`r` of signal :math:`j`:
+        :math:`x_{jc+r} = z_j + \sigma\varepsilon_{jc+r}`.
+    y : ndarray of int, shape (n_samples,)
+        :math:`y = \mathbb 1[z_1 + \dots + z_k > 0]`.
+
+    Notes
+    -----
+    Every feature is informative and each is a weak, redundant view of its
+    signal: the data set on which drawing candidate features at random helps a
+    forest most. The Bayes classifier thresholds the sum of all features at 0
+    (the noise averages out over the :math:`c` copies), and its error is
+    :func:`redundant_bayes_error`.
+    """
+    n = check_int(n_samples, "n_samples", low=1)
+    k = check_int(n_latent, "n_latent", low=1)
+    c = check_int(n_copies, "n_copies", low=1)
+    sigma = check_float(noise, "noise", low=0.0, low_open=True)
+    rng = check_random_state(random_state)
+    z = rng.standard_normal((n, k))  # latent signals z ~ N(0, I_k)
+    X = np.repeat(z, c, axis=1) + sigma * rng.standard_normal((n, k * c))  # noisy copies
+    y = (z.sum(axis=1) > 0).astype(int)  # y = 1[z_1 + ... + z_k > 0]
+    return X, y
+
+
+def redundant_bayes_error(n_copies: int, noise: float) -> float:
+    r"""Bayes error of :func:`make_redundant_classification`: :math:`\arctan(\sigma/\sqrt c)/\pi`.
+
+    Notes
+    -----
+    With :math:`T = \sum_j z_j \sim N(0, k)` and the mean of the copies giving
+    :math:`S = T + E`, :math:`E \sim N(0, k\sigma^2/c)` independent of :math:`T`,
+    the best guess of :math:`\mathbb 1[T > 0]` is :math:`\mathbb 1[S > 0]`, wrong
+    when :math:`T` and :math:`S` have opposite signs. For two independent
+    centred Gaussians that probability is :math:`\arctan(\mathrm{sd}(E)/\mathrm{sd}(T))/\pi`;
+    the ratio of the standard deviations is :math:`\sigma/\sqrt c` whatever :math:`k`.
+    """
+    c = check_int(n_copies, "n_copies", low=1)
+    sigma = check_float(noise, "noise", low=0.0, low_open=True)
+    return float(np.arctan(sigma / np.sqrt(c)) / np.pi)
