@@ -54,12 +54,16 @@ when ``max_features`` subsamples them). Hence two candidate splits with
 * if they induce the same partition of the node (typical in small nodes, where
   several features separate the same few points), training-set predictions are
   identical but the thresholds differ, so predictions on *new* points can
-  differ; with ``min_samples_leaf >= 10`` nodes are large enough that such
-  ties do not occur on continuous data;
-* if they induce different partitions (possible for classification, where the
-  proxy is a function of integer class counts), even training predictions of a
-  depth-limited tree can differ. scikit-learn with two different
-  ``random_state`` values differs in the same way.
+  differ. For regression on a continuous target this is the only kind of tie,
+  and with ``min_samples_leaf >= 10`` nodes are large enough that it does not
+  occur: predictions on new points are then identical too;
+* if they induce different partitions, even training predictions of a
+  depth-limited tree can differ. This happens in classification, where the
+  proxy is a function of small integer class counts, so that two features can
+  tie exactly even in nodes of a few dozen points (whatever
+  ``min_samples_leaf``). scikit-learn fitted with two different
+  ``random_state`` values then differs from itself in the same way; whenever
+  its answer does not depend on ``random_state``, this tree gives the same.
 
 Regression leaf values are weighted means computed with a different summation
 order than scikit-learn's, so they agree to about 1e-15 relative, not bit for
@@ -335,7 +339,7 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
     msl = min_samples_leaf
 
     # -- 1. sort every feature once: S[j] lists the samples by increasing x_j ----------
-    S = np.argsort(XT, axis=1, kind="stable")
+    S = np.argsort(XT, axis=1)  # (ties are never split, so their order is irrelevant)
     n = N  # number of samples still in open (splittable) nodes
 
     # Nodes are created in breadth-first order; per-node arrays are filled in lists.
@@ -402,7 +406,8 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
 
         # -- 4. best split of every node: segmented maxima, first one wins ------------
         pair_best = np.maximum.reduceat(proxy, pstart)
-        node_pstart = np.cumsum(np.bincount(pair_node, minlength=J)) - np.bincount(pair_node, minlength=J)
+        n_pairs = np.bincount(pair_node, minlength=J)
+        node_pstart = np.cumsum(n_pairs) - n_pairs  # first pair of each node
         node_best = np.maximum.reduceat(pair_best, node_pstart)
         is_best_pair = pair_best == node_best[pair_node]
         best_pair = np.minimum.reduceat(np.where(is_best_pair, np.arange(P), P), node_pstart)
@@ -486,14 +491,16 @@ def _assemble(n_nodes, d, parent_list, is_left_list, depth_list, n_list, W_list,
         threshold[np.concatenate(split_nodes)] = np.concatenate(split_threshold)
 
     # pre-order ids: subtree sizes bottom-up, then offsets top-down, one depth at a time
-    size = np.ones(n_nodes, dtype=np.intp)
+    # (breadth-first ids are sorted by depth, so each depth is a contiguous range)
     inner = left != TREE_LEAF
-    for k in range(depth.max(), -1, -1):
-        at = np.flatnonzero((depth == k) & inner)
+    bounds = np.searchsorted(depth, np.arange(depth.max() + 2))
+    levels = [np.arange(bounds[k], bounds[k + 1]) for k in range(depth.max() + 1)]
+    levels = [at[inner[at]] for at in levels]
+    size = np.ones(n_nodes, dtype=np.intp)
+    for at in reversed(levels):
         size[at] += size[left[at]] + size[right[at]]
     pre = np.zeros(n_nodes, dtype=np.intp)
-    for k in range(depth.max() + 1):
-        at = np.flatnonzero((depth == k) & inner)
+    for at in levels:
         pre[left[at]] = pre[at] + 1
         pre[right[at]] = pre[at] + 1 + size[left[at]]
 
