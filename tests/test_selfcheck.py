@@ -1,0 +1,183 @@
+"""The self-checks accept correct solutions and reject wrong ones with a useful message.
+
+Each check is given (a) the reference implementation itself, (b) a solution
+written the way a student would, from the formula, and (c) wrong solutions that
+make the usual mistakes. (a) and (b) must pass and print the confirmation; every
+(c) must raise an ``AssertionError`` that names the check and shows what was
+expected and what was received.
+"""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from ensemble_ref import selfcheck
+from ensemble_ref.bias_variance import variance_of_average
+from ensemble_ref.bootstrap import oob_fraction_exact
+from ensemble_ref.crowds import majority_error
+from ensemble_ref.random_subspace import prob_no_informative
+
+
+def _sigmoid(F):
+    return 1.0 / (1.0 + np.exp(-F))
+
+
+def _update(w, y, h, alpha):  # D_t(i) exp(-alpha y_i h_i) / Z_t
+    w = w * np.exp(-alpha * y * h)
+    return w / w.sum()
+
+
+def _gain(G_L, H_L, G_R, H_R, lam, gamma):
+    return 0.5 * (G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam)
+                  - (G_L + G_R) ** 2 / (H_L + H_R + lam)) - gamma
+
+
+def _majority_error(p, T):
+    return sum(comb(T, t) * p**t * (1 - p) ** (T - t) for t in range(T + 1) if 2 * t < T)
+
+
+def _lazy(module, name):
+    """The reference function ``ensemble_ref.<module>.<name>``, imported when called."""
+    def call(*args):
+        import importlib
+
+        return getattr(importlib.import_module(f"ensemble_ref.{module}"), name)(*args)
+    return call
+
+
+# check name -> (correct solutions, wrong solutions); the check's own arguments after the function
+CASES = {
+    "check_oob_fraction": (
+        [oob_fraction_exact, lambda N: (1 - 1 / N) ** N],
+        [lambda N: np.exp(-1.0),                      # the limit, not the finite-N value
+         lambda N: (1 - 1 / N) ** (N - 1),            # off by one draw
+         lambda N: 1 - (1 - 1 / N) ** N],             # the in-bag probability
+    ),
+    "check_prob_no_informative": (
+        [prob_no_informative, lambda d, k, m: comb(d - k, m) / comb(d, m)],
+        [lambda d, k, m: (1 - k / d) ** m,            # drawing with replacement
+         lambda d, k, m: comb(d - k, m) / comb(d, k)],  # wrong denominator
+    ),
+    "check_variance_of_average": (
+        [variance_of_average, lambda s2, rho, M: rho * s2 + (1 - rho) * s2 / M],
+        [lambda s2, rho, M: s2 / M,                   # ignores the correlation
+         lambda s2, rho, M: rho * s2 + s2 / M],       # forgets the (1 - rho)
+    ),
+    "check_condorcet": (
+        [majority_error, _majority_error],
+        [lambda p, T: 1 - _majority_error(p, T),      # the accuracy, not the error
+         lambda p, T: sum(comb(T, t) * p**t * (1 - p) ** (T - t)
+                          for t in range(T + 1) if 2 * t <= T + 1)],  # counts a bare majority as wrong
+    ),
+    "check_adaboost_alpha": (
+        [_lazy("adaboost", "adaboost_alpha"), lambda eps: 0.5 * np.log((1 - eps) / eps)],
+        [lambda eps: np.log((1 - eps) / eps),         # without the 1/2
+         lambda eps: 0.5 * np.log(eps / (1 - eps))],  # inverted ratio
+    ),
+    "check_adaboost_weight_update": (
+        [_update, lambda w, y, h, alpha: _lazy("boosting_theory", "reweight_misclassified")(
+            w, h != y, 2 * alpha)],
+        [lambda w, y, h, alpha: w * np.exp(-alpha * y * h),  # not normalised
+         lambda w, y, h, alpha: _update(w, y, h, -alpha),   # sign error: the right points gain
+         lambda w, y, h, alpha: _update(w, y, h, 2 * alpha)],  # beta where alpha belongs
+    ),
+    "check_loss_gradient": (
+        [_lazy("losses", "log_loss_gradient"), lambda y, F: _sigmoid(F) - y],
+        [lambda y, F: y - _sigmoid(F),                # the negative gradient (the residual)
+         lambda y, F: _sigmoid(F)],                   # forgets the label
+    ),
+    "check_loss_hessian": (
+        [_lazy("losses", "log_loss_hessian"), lambda y, F: _sigmoid(F) * (1 - _sigmoid(F))],
+        [lambda y, F: np.ones_like(F),                # the squared error's hessian
+         lambda y, F: _sigmoid(F) * (1 - y)],         # mixes in the label
+    ),
+    "check_leaf_weight": (
+        [_lazy("second_order", "leaf_weight"), lambda G, H, lam: -G / (H + lam)],
+        [lambda G, H, lam: -G / H if H else 0.0,      # forgets lambda
+         lambda G, H, lam: G / (H + lam)],            # sign error
+    ),
+    "check_split_gain": (
+        [_lazy("second_order", "split_gain"), _gain],
+        [lambda *a: 2 * _gain(*a) + a[-1],            # without the 1/2
+         lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, lam, 0.0),  # no gamma
+         lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, 0.0, gamma)],  # no lambda
+    ),
+}
+
+
+def test_every_check_is_tested():
+    assert sorted(CASES) == sorted(selfcheck.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_check_accepts_correct_solutions(name, capsys):
+    check = getattr(selfcheck, name)
+    for fn in CASES[name][0]:
+        check(fn)
+        out = capsys.readouterr().out
+        assert out.startswith(f"\u2714 {name}: your function agrees with ensemble_ref."), out
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_check_rejects_wrong_solutions(name, capsys):
+    check = getattr(selfcheck, name)
+    for k, fn in enumerate(CASES[name][1]):
+        with pytest.raises(AssertionError) as info:
+            check(fn)
+        message = str(info.value)
+        assert message.startswith(f"{name}: case "), message
+        assert "expected:" in message and "received:" in message, message
+        assert "\u2714" not in capsys.readouterr().out, f"wrong solution {k} printed a pass"
+
+
+def test_other_losses_are_checked_against_their_own_reference(capsys):
+    selfcheck.check_loss_gradient(lambda y, F: -y * np.exp(-y * F), loss="exponential")
+    selfcheck.check_loss_hessian(lambda y, F: np.exp(-y * F), loss="exponential")
+    selfcheck.check_loss_gradient(lambda y, F: F - y, loss="squared_error")
+    assert capsys.readouterr().out.count("\u2714") == 3
+    with pytest.raises(AssertionError, match="exponential_loss_gradient"):
+        selfcheck.check_loss_gradient(lambda y, F: _sigmoid(F) - y, loss="exponential")
+    with pytest.raises(ValueError, match="loss must be one of"):
+        selfcheck.check_loss_gradient(lambda y, F: F - y, loss="hinge")
+
+
+def test_a_function_that_raises_is_reported_with_its_case():
+    def broken(G, H, lam):
+        raise ZeroDivisionError("lambda forgotten")
+
+    with pytest.raises(AssertionError, match=r"(?s)case 1 of \d+.*raised ZeroDivisionError: lambda "
+                                             r"forgotten") as info:
+        selfcheck.check_leaf_weight(broken)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+def test_missing_return_wrong_shape_and_non_numbers_are_explained():
+    with pytest.raises(AssertionError, match="received: None .does your function return"):
+        selfcheck.check_oob_fraction(lambda N: None)
+    with pytest.raises(AssertionError, match=r"shape \(6,\)"):
+        selfcheck.check_adaboost_weight_update(lambda w, y, h, alpha: _update(w, y, h, alpha)[:-1])
+    with pytest.raises(AssertionError, match="not a number"):
+        selfcheck.check_oob_fraction(lambda N: "0.37")
+    with pytest.raises(AssertionError, match="received: nan"):
+        selfcheck.check_oob_fraction(lambda N: float("nan"))
+
+
+def test_bad_arguments_raise_type_errors():
+    with pytest.raises(TypeError, match="pass the name without parentheses"):
+        selfcheck.check_oob_fraction(0.37)
+    with pytest.raises(TypeError, match=r"3 positional argument\(s\).*\(G, H\)"):
+        selfcheck.check_leaf_weight(lambda G, H: -G / H)
+
+
+def test_cases_are_copies_a_function_may_modify_its_arguments(capsys):
+    def in_place(w, y, h, alpha):
+        w *= np.exp(-alpha * y * h)
+        w /= w.sum()
+        y[:] = 0  # vandalise the labels too: the reference must not see it
+        return w
+
+    selfcheck.check_adaboost_weight_update(in_place)
+    assert "\u2714" in capsys.readouterr().out
