@@ -1,7 +1,8 @@
 """Bagging and pasting, with out-of-bag (OOB) estimates.
 
-Bagging (bootstrap aggregating) trains ``B`` copies of a base estimator, the
-``b``-th on a sample ``D_b`` drawn from the training set, and averages them:
+Bagging (bootstrap aggregating, algorithm ``alg-bagging``) trains ``B`` copies
+of a base estimator, the ``b``-th on a sample ``D_b`` drawn from the training
+set, and averages them:
 
 .. math::
 
@@ -105,7 +106,7 @@ def _parallel_map(function: Callable, tasks: Sequence[tuple], n_jobs: int | None
         return [function(*task) for task in tasks]
     try:
         from joblib import Parallel, delayed
-    except ImportError:  # pragma: no cover - joblib is installed in the test environment
+    except ImportError:
         raise ImportError(
             f"n_jobs={n_jobs} trains the members in parallel with joblib, which is not "
             "installed; install it (pip install joblib, or ensemble_ref[parallel]) or use "

@@ -1,16 +1,17 @@
 """Random forests: bagged trees that also draw the candidate features at every node.
 
-A random forest is bagging (``eq-bagging-average``) of fully grown CART trees
-in which every node searches only ``m`` features drawn at random, without
-replacement, among the ``d`` available (``max_features``; ``m = sqrt(d)`` for
-classification and ``m = d`` for regression by default, as in scikit-learn).
+A random forest (algorithm ``alg-random-forest``) is bagging
+(``eq-bagging-average``) of fully grown CART trees in which every node searches
+only ``m`` features drawn at random, without replacement, among the ``d``
+available (``max_features``; ``m = floor(sqrt(d))`` for classification and
+``m = d`` for regression by default, as in scikit-learn).
 Drawing the features decorrelates the trees: for ``B`` identically distributed
 trees with variance ``sigma^2`` and pairwise correlation ``rho``, the variance
 of their average is
 
 .. math:: \\rho\\,\\sigma^2 + \\frac{1 - \\rho}{B}\\,\\sigma^2,
 
-equation ``eq-forest-variance``, so lowering ``rho`` lowers what averaging
+equation ``eq-var-average``, so lowering ``rho`` lowers what averaging
 cannot remove.
 
 Everything except the trees (the bootstrap samples, the seeds drawn up front,

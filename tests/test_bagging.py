@@ -1,5 +1,7 @@
 """Bagging and pasting: exact bookkeeping checks, and scikit-learn as a statistical oracle."""
 
+import sys
+
 import numpy as np
 import pytest
 from sklearn import ensemble as skens
@@ -186,6 +188,14 @@ def test_results_do_not_depend_on_n_jobs_threads():
         np.testing.assert_array_equal(ia, ib)
     np.testing.assert_array_equal(a.predict(TEST[0]), b.predict(TEST[0]))
     assert a.oob_score_ == b.oob_score_
+
+
+def test_parallel_training_without_joblib_explains_what_to_install(monkeypatch):
+    X, _, y = TRAIN
+    monkeypatch.setitem(sys.modules, "joblib", None)  # makes "import joblib" fail
+    with pytest.raises(ImportError, match="pip install joblib"):
+        BaggingClassifier(n_estimators=2, n_jobs=2).fit(X, y)
+    BaggingClassifier(n_estimators=2).fit(X, y)  # sequential training does not need it
 
 
 def test_seed_reproducibility_and_generator_input():
