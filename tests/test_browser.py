@@ -14,7 +14,8 @@ browser downloads are never used). For each page the test asserts that
 * every request goes to 127.0.0.1 (MathJax and its fonts included) and succeeds;
   any other request is aborted and reported.
 
-One screenshot per chapter is saved in ``tests/artifacts/``. A first test runs
+One screenshot per chapter (the screen around its first displayed formula) is
+saved in ``tests/artifacts/``. A first test runs
 the same checks on a deliberately broken page, to show that each check can fail.
 
 If ``/usr/bin/chromium`` is missing the test installs it with apt when it runs as
@@ -27,6 +28,7 @@ import functools
 import html.parser
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -271,12 +273,15 @@ def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | N
     tab.settle()  # requests started by typesetting or by the checks (fonts, images)
     if screenshot is not None:
         screenshot.parent.mkdir(parents=True, exist_ok=True)
-        tab.page.screenshot(path=str(screenshot))  # the opening screen (a full page costs seconds)
+        # one screen centred on the first displayed formula (a full page costs seconds)
+        tab.page.evaluate("() => document.querySelector('div.math')"
+                          "?.scrollIntoView({block: 'center'})")
+        tab.page.screenshot(path=str(screenshot))
     problems, requests = tab.problems, tab.requests
 
     # Formulas.
-    static_math = 'class="math' in local_file(server.root, info["url"]).read_text(
-        encoding="utf-8", errors="replace")
+    static_math = re.search(r'class="math[\s"]', local_file(server.root, info["url"]).read_text(
+        encoding="utf-8", errors="replace")) is not None
     if static_math and not info["mathjaxLoaded"]:
         problems.append("the page has formulas but MathJax did not load")
     if static_math and info["containers"] == 0:
