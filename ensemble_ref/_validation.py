@@ -20,6 +20,7 @@ __all__ = [
     "check_int",
     "check_float",
     "check_labels",
+    "check_scale",
 ]
 
 
@@ -166,9 +167,32 @@ def check_X_y(X: Any, y: Any, *, y_numeric: bool = False, allow_nan: bool = Fals
         y = y.astype(np.float64)
         if not np.isfinite(y).all():
             raise ValueError("y must not contain NaN or infinity.")
+        check_scale(y, "y")
     elif y.dtype.kind == "f" and not np.isfinite(y).all():
         raise ValueError("y must not contain NaN or infinity.")
     return X, y
+
+
+# Sums of squares of values beyond this range overflow or underflow in float64.
+SCALE_RANGE = (1e-100, 1e100)
+
+
+def check_scale(a: np.ndarray, name: str = "y") -> None:
+    """Reject values whose squares would overflow or underflow in float64.
+
+    Regression criteria sum squared residuals and least squares forms ``X^T X``;
+    with ``max |a|`` above 1e100 those sums overflow to infinity, and below
+    1e-100 they underflow to zero (a tree would silently never split). An
+    all-zero array is accepted. Rescale (e.g. divide by the standard deviation)
+    and transform the predictions back.
+    """
+    scale = float(np.max(np.abs(a))) if a.size else 0.0
+    low, high = SCALE_RANGE
+    if scale > high or 0.0 < scale < low:
+        raise ValueError(
+            f"{name} has magnitude {scale:.3g}, outside [{low:g}, {high:g}] where squared errors "
+            f"are representable in float64; rescale {name} (e.g. divide by its standard deviation)."
+        )
 
 
 def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: int = 2

@@ -35,6 +35,7 @@ from ._validation import (
     check_int,
     check_labels,
     check_sample_weight,
+    check_scale,
     check_X_y,
 )
 from .losses import Loss, get_loss
@@ -365,6 +366,7 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
         self
         """
         X, y = check_X_y(X, y, y_numeric=True)
+        check_scale(X, "X")  # least squares forms X^T X
         M = check_int(self.n_estimators, "n_estimators", low=1)
         nu = check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, low_open=True)
         if not isinstance(self.componentwise, (bool, np.bool_)):

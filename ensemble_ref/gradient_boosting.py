@@ -398,7 +398,8 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     def predict(self, X: Any) -> np.ndarray:
         """``classes_[1]`` where :math:`F_M(x) > 0`, else ``classes_[0]``."""
-        return self.classes_[(self._raw(X) > 0).astype(np.intp)]
+        F = self._raw(X)  # checks that the model is fitted before classes_ is read
+        return self.classes_[(F > 0).astype(np.intp)]
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Yield the predicted labels after each stage."""

@@ -91,7 +91,10 @@ def sigmoid(F: Any) -> np.ndarray | float:
     Computed as :math:`\exp(-\log(1 + e^{-F}))` with ``numpy.logaddexp``, which
     is exact in floating point for large :math:`|F|` (no ``exp`` overflow).
     """
-    F = np.asarray(F, dtype=np.float64)
+    F = np.asarray(F)
+    if F.dtype.kind not in "biuf":
+        raise TypeError(f"F must contain real numbers, got dtype {F.dtype}.")
+    F = F.astype(np.float64)
     return _out(np.exp(-np.logaddexp(0.0, -F)))  # 1 / (1 + e^{-F})
 
 

@@ -868,7 +868,8 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
 
     def predict(self, X: Any) -> np.ndarray:
         """``classes_[1]`` where the score is positive, else ``classes_[0]``."""
-        return self.classes_[(self._margin(X) > 0).astype(np.intp)]
+        F = self._margin(X)  # checks that the model is fitted before classes_ is read
+        return self.classes_[(F > 0).astype(np.intp)]
 
     def staged_predict_proba(self, X: Any) -> Iterator[np.ndarray]:
         """Yield the class probabilities after each round."""

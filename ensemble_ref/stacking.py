@@ -38,6 +38,7 @@ from ._validation import (
     check_labels,
     check_random_state,
     check_sample_weight,
+    check_scale,
     check_X_y,
 )
 from .bagging import _check_estimator, _clone, _member_proba
@@ -110,7 +111,10 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "LeastSquaresRegressor":
         """Solve the (weighted) least-squares problem; returns ``self``."""
+        if not isinstance(self.fit_intercept, (bool, np.bool_)):
+            raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
         Z, y = check_X_y(X, y, y_numeric=True)
+        check_scale(Z, "X")  # least squares forms X^T X
         w = check_sample_weight(sample_weight, Z.shape[0])
         A = np.column_stack([np.ones(len(y)), Z]) if self.fit_intercept else Z
         root_w = np.sqrt(w)
