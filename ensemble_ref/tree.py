@@ -308,7 +308,8 @@ class Tree:
         return int(np.sum(self.children_left == TREE_LEAF))
 
     def apply(self, X32: np.ndarray) -> np.ndarray:
-        """Leaf id of every row of the float32 matrix ``X32`` (all rows descend together)."""
+        """Leaf id of every row of ``X32`` (rounded to float32 first; all rows descend together)."""
+        X32 = np.asarray(X32, dtype=np.float32)
         node = np.zeros(X32.shape[0], dtype=np.intp)
         rows = np.arange(X32.shape[0])
         for _ in range(self.max_depth):
@@ -646,6 +647,11 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     for how the tree is grown and how it matches scikit-learn's
     ``DecisionTreeRegressor``: identical training predictions, and identical
     predictions on new points whenever ``min_samples_leaf >= 10``.
+
+    Like scikit-learn's, the impurity is evaluated as ``Q/W - (S/W)^2``
+    (:func:`squared_error_impurity`), which loses precision when the targets
+    have a large common offset (``|mean(y)|`` many orders of magnitude above
+    their spread); subtract the mean of ``y`` first in that case.
 
     Examples
     --------
