@@ -107,6 +107,21 @@ def test_classifier_matches_sklearn(criterion, weighted):
     assert compared >= 0.5 * total, (compared, total)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy"])
+def test_classifier_with_real_valued_weights_matches_sklearn(criterion):
+    """Non-integer weights make exact ties between different partitions (almost surely) impossible."""
+    for seed in range(3):
+        X, y, labels, _, _ = make_data(seed)
+        w = np.random.default_rng(seed).uniform(0.2, 3.0, size=len(y))
+        for depth in DEPTHS:
+            ours = DecisionTreeClassifier(criterion, max_depth=depth).fit(X, labels, w)
+            ref = sktree.DecisionTreeClassifier(criterion=criterion, max_depth=depth,
+                                                random_state=0).fit(X, labels, sample_weight=w)
+            # class proportions are ratios of weight sums accumulated in a different order
+            np.testing.assert_allclose(ours.predict_proba(X), ref.predict_proba(X), rtol=1e-10, atol=1e-12)
+            np.testing.assert_array_equal(ours.predict(X), ref.predict(X))
+
+
 def test_fully_grown_classifier_reproduces_training_labels_like_sklearn():
     X, _, labels, _, _ = make_data(4, n=400)
     ours = DecisionTreeClassifier().fit(X, labels)
