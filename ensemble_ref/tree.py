@@ -385,9 +385,9 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
         x = XT_flat[np.repeat(pair_feat * N, plen) + samples]  # sorted feature values (float32)
 
         # -- 3. left statistics of every candidate split by cumulative sums -----------
-        m = crit.Z.shape[0]
-        Zc = np.zeros((m, E + 1))
-        np.cumsum(crit.Z[:, samples], axis=1, out=Zc[:, 1:])
+        Zc = np.zeros((crit.Z.shape[0], E + 1))
+        for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
+            np.cumsum(Z_k[samples], out=Zc_k[1:])
         NL = np.arange(E) - np.repeat(pstart, plen)  # points left of the threshold
         NR = np.repeat(plen, plen) - NL
         SL = Zc[:, :-1] - np.repeat(Zc[:, pstart], plen, axis=1)  # left sums: split before e
@@ -456,15 +456,17 @@ def _grow(X: np.ndarray, crit, w: np.ndarray, unit_weights: bool, max_depth: int
         n_new = int(new_size.sum())
         if n_new:
             # key of a sample = rank of its open child (closed ones last); a *stable*
-            # sort of each row by this key moves every sample into its child's segment
-            # and keeps each segment sorted by the feature (a linear-time radix sort
-            # for 16-bit keys)
+            # sort of each feature's row by this key moves every sample into its
+            # child's segment and keeps each segment sorted by the feature (numpy
+            # sorts 16-bit keys by a linear-time radix sort)
             key_type = np.uint16 if n_open < np.iinfo(np.uint16).max else np.uint32
             rank = np.full(2 * n_split + 1, n_open, dtype=key_type)
             rank[:-1][opened] = np.arange(n_open)
-            order = np.argsort(rank[child[S]], axis=1, kind="stable")  # child[S] = -1 -> last
-            S = np.take_along_axis(S, order[:, :n_new], axis=1)
-            n = n_new
+            key = rank[child]  # child = -1 (closed) -> rank[-1] = n_open, sorted last
+            S_new = np.empty((d, n_new), dtype=S.dtype)
+            for j in range(d):
+                S_new[j] = S[j][np.argsort(key[S[j]], kind="stable")[:n_new]]
+            S, n = S_new, n_new
         ids = child_ids[opened]
         start = np.cumsum(new_size) - new_size
         size = new_size
