@@ -290,3 +290,34 @@ def test_bad_data():
         m.predict(X[:, :2])
     with pytest.raises(ValueError, match="n_classes"):
         adaboost_alpha(0.2, n_classes=1)
+
+
+def test_predict_proba_is_the_exponential_loss_link():
+    from ensemble_ref import AdaBoostClassifier
+    from ensemble_ref.losses import sigmoid
+
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(120, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "b", "a")
+    clf = AdaBoostClassifier(n_estimators=15).fit(X, y)
+    P = clf.predict_proba(X)
+    F = clf.decision_function(X)
+    assert np.allclose(P[:, 1], sigmoid(2 * F))  # p = sigma(2F) for two classes
+    assert np.allclose(P.sum(axis=1), 1.0)
+    assert np.array_equal(clf.classes_[P.argmax(axis=1)], clf.predict(X))
+    staged = list(clf.staged_predict_proba(X))
+    assert len(staged) == len(clf.estimators_) and np.allclose(staged[-1], P)
+
+
+def test_predict_proba_multiclass_agrees_with_predict():
+    from ensemble_ref import AdaBoostClassifier
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(150, 2))
+    y = np.digitize(X[:, 0], [-0.5, 0.5])  # three classes
+    clf = AdaBoostClassifier(n_estimators=20).fit(X, y)
+    P = clf.predict_proba(X)
+    F = clf.decision_function(X)
+    # p_k proportional to exp(F_k / (K - 1)): log-ratios recover score differences
+    assert np.allclose(np.log(P[:, 0] / P[:, 1]), (F[:, 0] - F[:, 1]) / 2)
+    assert np.array_equal(clf.classes_[P.argmax(axis=1)], clf.predict(X))
