@@ -157,6 +157,8 @@ def _first_sentence(paragraph: nodes.paragraph) -> nodes.paragraph:
                 out += nodes.Text(text[:end])
                 return out
         out += nodes.Text(text)
+    if not out.astext().rstrip().endswith((".", "?", "!", ":")):
+        out += nodes.Text(" \u2026")  # the sentence goes on past the paragraph (a display formula)
     return out
 
 
@@ -287,11 +289,31 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
     if not app.config.hide_solutions:
         summary_text += f" {sum(e['solved'] for e in exercises)} have a worked solution."
 
-    table = nodes.table(classes=["exercise-bank"])
-    headers = ["Chapter", "Exercise", "Title", "Kind", "Difficulty", "Summary"]
+    output: list[nodes.Node] = [nodes.paragraph(text=summary_text)]
+    for chapter in chapters:
+        rows = [e for e in exercises if e["docname"] == chapter]
+        uri = app.builder.get_relative_uri(docname, chapter)
+        number = _chapter_number(env, chapter)
+        title = env.titles[chapter].astext()
+        heading = nodes.rubric(classes=["exercise-bank-chapter"])
+        heading += nodes.reference("", f"{number}. {title}" if number else title,
+                                   internal=True, refuri=uri)
+        heading += nodes.Text(f" ({len(rows)} exercises)")
+        output += [heading, _table(app, docname, uri, rows, cache)]
+    if any(True for node in output for _ in node.findall(nodes.math)):
+        # MathJax is loaded only on pages known to contain formulas.
+        env.get_domain("math").data["has_equations"][docname] = True
+    for node in placeholders:
+        node.replace_self([n.deepcopy() for n in output])
+
+
+def _table(app: Sphinx, docname: str, uri: str, rows: list[dict], cache: dict) -> nodes.table:
+    """One chapter's exercises: number (linked), title and label, kind, difficulty, summary."""
+    table = nodes.table(classes=["exercise-bank", "colwidths-given"])
+    headers = ["Exercise", "Title", "Kind", "Difficulty", "Summary"]
     group = nodes.tgroup(cols=len(headers))
     table += group
-    for width in (16, 12, 22, 9, 8, 33):
+    for width in (9, 26, 12, 10, 43):
         group += nodes.colspec(colwidth=width)
     head = nodes.thead()
     row = nodes.row()
@@ -300,31 +322,23 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
     head += row
     group += head
     body = nodes.tbody()
-    for e in exercises:
-        uri = app.builder.get_relative_uri(docname, e["docname"])
-        chapter_title = env.titles[e["docname"]].astext()
-        chapter_number = _chapter_number(env, e["docname"])
+    for e in rows:
         row = nodes.row(ids=[f"bank-{e['label']}"])
-        row += _entry(nodes.reference(
-            "", f"{chapter_number}. {chapter_title}" if chapter_number else chapter_title,
-            internal=True, refuri=uri))
         row += _entry(nodes.reference("", e["number"] or "–", internal=True,
-                                      refuri=f"{uri}#{e['label']}"),
-                      nodes.Text(" "), nodes.literal(text=e["label"]))
-        row += _entry(*e["title"])
+                                      refuri=f"{uri}#{e['label']}"))
+        title = _entry(*e["title"])
+        label = nodes.paragraph(classes=["exercise-bank-label"])
+        label += nodes.literal(text=e["label"])
+        title += label
+        row += title
         row += _entry(nodes.Text(", ".join(e["kinds"])))
         row += _entry(nodes.Text(e["difficulty"]))
-        summary = _summary(app, e["docname"], e["label"], cache)
         entry = nodes.entry()
-        entry += summary
+        entry += _summary(app, e["docname"], e["label"], cache)
         row += entry
         body += row
     group += body
-    if any(True for _ in table.findall(nodes.math)):
-        # MathJax is loaded only on pages known to contain formulas.
-        env.get_domain("math").data["has_equations"][docname] = True
-    for node in placeholders:
-        node.replace_self([nodes.paragraph(text=summary_text), table.deepcopy()])
+    return table
 
 
 # -- student edition and notebook downloads ------------------------------------------
@@ -385,7 +399,7 @@ def build_finished(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> dict:
-    app.add_config_value("exercise_bank_min_per_chapter", 0, "env", [int])
+    app.add_config_value("exercise_bank_min_per_chapter", 4, "env", [int])
     app.add_node(exercise_bank_node)
     app.add_directive("exercise-bank", ExerciseBankDirective)
     app.connect("config-inited", config_inited, priority=900)

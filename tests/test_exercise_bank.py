@@ -1,0 +1,242 @@
+"""The generated *For instructors* page, the notebook downloads and the launch buttons.
+
+The book is built with the README's command (incrementally: after
+``tests/test_book.py`` nothing is executed again). Then
+
+* the instructors page lists every exercise of every chapter, in order, with the
+  number the chapter page shows, a link to it, its title, kind, difficulty and the
+  first sentence of its statement, all compared with the chapters' sources read by
+  an independent parser;
+* every chapter page offers its paired ``.ipynb`` for download (the file in the
+  output is the repository's notebook) and its Colab and Binder buttons open that
+  notebook in the repository.
+
+The conventions the extension enforces are tested on a small synthetic book.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from book_builds import jupyter_book, main_book  # noqa: E402
+from conftest import ROOT  # noqa: E402
+from exercise_sources import (  # noqa: E402
+    chapter_exercises, html_text, numbered_chapters, words,
+)
+
+CHAPTERS = numbered_chapters()
+REPO = "ensembles-verified/ensembles-verified"
+ROW_RE = re.compile(r'<tr class="row-(?:even|odd)" id="bank-([^"]+)">(.*?)</tr>', re.S)
+CELL_RE = re.compile(r"<td>(.*?)</td>", re.S)
+
+
+@pytest.fixture(scope="module")
+def html() -> Path:
+    return main_book()
+
+
+@pytest.fixture(scope="module")
+def bank(html) -> dict:
+    raw = (html / "book" / "appendix" / "instructors.html").read_text(encoding="utf-8")
+    rows = {label: CELL_RE.findall(row) for label, row in ROW_RE.findall(raw)}
+    return {"raw": raw, "rows": rows, "order": [label for label, _ in ROW_RE.findall(raw)]}
+
+
+def exercise_number(chapter_html: str, label: str) -> str:
+    m = re.search(rf'id="{re.escape(label)}">\s*<p class="admonition-title"><span '
+                  r'class="caption-number">Exercise ([\d.]+) </span>', chapter_html)
+    assert m, f"exercise {label} has no number on its page"
+    return m.group(1)
+
+
+def test_every_exercise_is_listed_in_reading_order(bank):
+    expected = [ex["label"] for md in CHAPTERS for ex in chapter_exercises(md)[0]]
+    assert expected, "no exercises found in the chapters"
+    assert bank["order"] == expected
+
+
+def test_counts_and_at_least_four_exercises_per_chapter(bank):
+    found = {md.stem: chapter_exercises(md) for md in CHAPTERS}
+    total = sum(len(ex) for ex, _ in found.values())
+    chapters = sum(1 for ex, _ in found.values() if ex)
+    assert f"{total} exercises in {chapters} chapters" in html_text(bank["raw"])
+    few = {name: len(ex) for name, (ex, _) in found.items() if len(ex) < 4}
+    assert not few, f"chapters with fewer than four exercises: {few}"
+    unsolved = {name: sorted({e["label"] for e in ex} - {s["target"] for s in sol})
+                for name, (ex, sol) in found.items()}
+    assert not any(unsolved.values()), f"exercises without a solution: {unsolved}"
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_rows_match_the_chapter(md, html, bank):
+    page = md.relative_to(ROOT).with_suffix(".html")
+    chapter_html = (html / page).read_text(encoding="utf-8")
+    for ex in chapter_exercises(md)[0]:
+        number_cell, title_cell, kind_cell, level_cell, summary_cell = bank["rows"][ex["label"]]
+        number = exercise_number(chapter_html, ex["label"])
+        link = f'href="../{md.stem}.html#{ex["label"]}"'  # the bank is book/appendix/instructors
+        assert link in number_cell and f">{number}<" in number_cell, number_cell
+        assert words(html_text(title_cell)) == words(ex["title"]) + words(ex["label"])
+        assert html_text(kind_cell).strip() == ex["kind"]
+        assert html_text(level_cell).strip() == ex["difficulty"]
+        summary = html_text(summary_cell).strip()
+        assert summary.endswith((".", "?", "!", ":", "\u2026")), summary
+        summary_words = [w for w in words(summary) if w != "\u2026"]
+        statement = re.search(rf'id="{re.escape(ex["label"])}">.*?<section id="exercise-content">'
+                              r"(.*?)</section>", chapter_html, re.S)
+        statement_words = words(html_text(statement.group(1)))
+        assert len(summary_words) >= 4 and statement_words[:len(summary_words)] == summary_words, (
+            f"the summary of {ex['label']} is not the start of its statement: {summary!r}")
+        assert len(summary_words) < len(statement_words) or summary.endswith(".")
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_chapter_page_offers_its_notebook(md, html):
+    rel = md.relative_to(ROOT).with_suffix(".ipynb").as_posix()
+    raw = (html / md.relative_to(ROOT).with_suffix(".html")).read_text(encoding="utf-8")
+    assert f'href="../_sources/{rel}"' in raw, "no .ipynb in the download menu"
+    served = html / "_sources" / rel
+    assert served.read_bytes() == (ROOT / rel).read_bytes(), "the download is not the paired notebook"
+    colab = f"https://colab.research.google.com/github/{REPO}/blob/main/{rel}"
+    binder = f"https://mybinder.org/v2/gh/{REPO}/main?urlpath=tree/{rel}"
+    edit = f"https://github.com/{REPO}/edit/main/{md.relative_to(ROOT).as_posix()}"
+    for url in (colab, binder, edit):
+        assert f'href="{url}"' in raw, f"{md.stem}: no link to {url}"
+
+
+def test_exercise_bank_page_loads_mathjax_for_its_formulas(bank):
+    if "math notranslate" in bank["raw"]:
+        assert "tex-mml-chtml.js" in bank["raw"] or "mathjax" in bank["raw"].lower()
+
+
+# --- the conventions, on a synthetic book ----------------------------------------------------
+
+SYNTHETIC = {
+    "_config.yml": f"""
+        title: Synthetic
+        only_build_toc_files: true
+        execute:
+          execute_notebooks: "off"
+        parse:
+          myst_enable_extensions: [colon_fence, dollarmath]
+        sphinx:
+          extra_extensions: [sphinx_exercise]
+          local_extensions:
+            exercise_bank: {ROOT / "_ext"}
+          config:
+            exercise_bank_min_per_chapter: 7
+        """,
+    "_toc.yml": """
+        format: jb-book
+        root: index
+        parts:
+          - caption: Chapters
+            numbered: true
+            chapters:
+              - file: chapter
+          - caption: Appendix
+            chapters:
+              - file: bank
+        """,
+    "index.md": "# Synthetic\n",
+    "bank.md": "# Bank\n\n```{exercise-bank}\n```\n",
+    "chapter.md": """
+        # A chapter
+
+        :::{exercise} Good one (★★)
+        :label: ex-good
+        :class: derivation
+
+        Prove that $1 + 1 = 2$, e.g. by counting. Then rest.
+        :::
+
+        :::{solution} ex-good
+        :class: dropdown
+
+        Count.
+        :::
+
+        :::{exercise} No mark
+        :label: ex-no-mark
+        :class: coding
+
+        Statement.
+        :::
+
+        :::{solution} ex-no-mark
+        Answer.
+        :::
+
+        :::{exercise} No kind (★)
+        :label: ex-no-kind
+
+        Statement.
+        :::
+
+        :::{solution} ex-no-kind
+        Answer.
+        :::
+
+        :::{exercise} Unsolved (★★★)
+        :label: ex-unsolved
+        :class: experiment
+
+        Statement.
+        :::
+
+        :::{exercise} Unlabelled (★)
+        :class: experiment
+
+        Statement.
+        :::
+
+        ```{solution-start} ex-good
+        ```
+        Gated answer.
+        ```{solution-end}
+        ```
+        """,
+}
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory) -> tuple[Path, str]:
+    book = tmp_path_factory.mktemp("synthetic")
+    for name, text in SYNTHETIC.items():
+        (book / name).write_text(textwrap.dedent(text).lstrip())
+    proc = subprocess.run([jupyter_book(), "build", str(book), "--keep-going"], cwd=book,
+                          capture_output=True, text=True, timeout=600)
+    return book, proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("message", [
+    "exercise ex-no-mark: the title must end with a difficulty mark",
+    "exercise ex-no-kind: :class: must name exactly one kind",
+    "exercise ex-unsolved has no solution directive",
+    "an exercise has no :label:",
+    "gated '```{solution-start}' found",
+    "chapter chapter has 5 exercises; at least 7 are required",
+])
+def test_conventions_are_enforced_with_warnings(synthetic, message):
+    _, log = synthetic
+    assert message in log, log[-3000:]
+
+
+def test_the_good_exercise_is_listed_with_its_summary(synthetic):
+    book, log = synthetic
+    raw = (book / "_build" / "html" / "bank.html").read_text(encoding="utf-8")
+    rows = dict(ROW_RE.findall(raw))
+    assert "ex-good" in rows and "exercise ex-good" not in log
+    cells = CELL_RE.findall(rows["ex-good"])
+    assert html_text(cells[1]).split() == ["Good", "one", "ex-good"]
+    assert html_text(cells[4]).strip() == r"Prove that \(1 + 1 = 2\), e.g. by counting."
+    assert ">1.1<" in cells[0] and 'href="chapter.html#ex-good"' in cells[0]
+    assert html_text(cells[3]).strip() == "★★"

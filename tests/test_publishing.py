@@ -1,0 +1,89 @@
+"""Publishing: the GitHub Pages workflow builds with the README's command, and the
+configuration points the launch, edit and repository buttons at the published repository.
+
+The launch buttons in the built pages are checked in ``tests/test_exercise_bank.py``.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from conftest import ROOT  # noqa: E402
+
+REPOSITORY = "https://github.com/ensembles-verified/ensembles-verified"
+PAGES = "https://ensembles-verified.github.io/ensembles-verified/"
+WORKFLOW = ROOT / ".github" / "workflows" / "book.yml"
+
+
+def readme_command(heading: str) -> str:
+    """The command in the first ``bash`` block after the README paragraph starting ``heading``."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(heading)
+    block = re.search(r"```bash\n(.*?)```", text[start:], re.S)
+    assert block, f"no command after {heading!r} in README.md"
+    return block.group(1).strip()
+
+
+def workflow() -> dict:
+    wf = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    wf["on"] = wf.pop(True, wf.get("on"))  # YAML 1.1 reads the key `on` as True
+    return wf
+
+
+def steps(job: dict) -> list[dict]:
+    return job.get("steps", [])
+
+
+def test_workflow_builds_with_the_readme_command():
+    command = readme_command("**Build the book**")
+    assert command.startswith("python -m pip install -r requirements.txt")
+    build = workflow()["jobs"]["build"]
+    runs = [step.get("run", "").strip() for step in steps(build)]
+    assert command in runs, f"the workflow does not run the README's command {command!r}"
+    python = next(s["with"]["python-version"] for s in steps(build)
+                  if s.get("uses", "").startswith("actions/setup-python"))
+    runtime = (ROOT / "runtime.txt").read_text().strip()
+    assert runtime == f"python-{python}", (runtime, python)
+
+
+def test_workflow_publishes_the_html_on_pushes_to_main_only():
+    wf = workflow()
+    assert wf["on"]["push"]["branches"] == ["main"]
+    upload = [s for s in steps(wf["jobs"]["build"])
+              if s.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert len(upload) == 1 and upload[0]["with"]["path"] == "_build/html"
+    deploy = wf["jobs"]["deploy"]
+    assert deploy["needs"] == "build"
+    assert "github.event_name == 'push'" in deploy["if"] and "refs/heads/main" in deploy["if"]
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in steps(deploy))
+    assert wf["permissions"] == {"contents": "read"}  # nothing else may write
+
+
+def test_config_matches_the_published_repository():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    repo = config["repository"]
+    assert repo["url"] == REPOSITORY
+    assert repo["branch"] == "main"
+    assert repo.get("path_to_book", "") == ""  # the book is at the repository's root
+    assert (ROOT / "_toc.yml").exists() and (ROOT / "_config.yml").exists()
+    assert config["html"]["baseurl"] == PAGES
+    launch = config["launch_buttons"]
+    assert launch["colab_url"] == "https://colab.research.google.com"
+    assert launch["binderhub_url"] == "https://mybinder.org"
+    assert config["html"]["use_download_button"] is True
+
+
+def test_binder_finds_the_environment_at_the_root():
+    # repo2docker reads these two files from the repository's root.
+    assert re.fullmatch(r"python-3\.\d+", (ROOT / "runtime.txt").read_text().strip())
+    lines = (ROOT / "requirements.txt").read_text().splitlines()
+    assert "-e ." in lines, "Binder must install ensemble_ref from the repository"
+    names = {re.split(r"[=<>!~\[ ]", line, maxsplit=1)[0].lower()
+             for line in lines if line and not line.startswith(("#", "-"))}
+    assert {"jupytext", "jupyter-book", "numpy", "scipy", "matplotlib"} <= names

@@ -1,0 +1,119 @@
+"""The student edition: every exercise, no solution, nothing executed again.
+
+The student book is built with its documented command (``python
+tools/build_student.py``, after the main build). Then
+
+* no solution text appears in any file of ``_build/student/html`` (pages, search
+  index, downloadable sources): every solution is turned into *probes*, runs of
+  eight words that occur nowhere else in the book's sources, and none of them may
+  occur in the output;
+* every exercise appears on its chapter's page, with its label and its whole
+  statement (the same word runs are found, so the comparison is known to see
+  through HTML markup);
+* no chapter was executed by the student build;
+* the launch buttons, which open the repository's notebooks (with solutions), are
+  gone, and the download menu offers the student notebook.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from book_builds import student_book  # noqa: E402
+from conftest import ROOT, chapter_notebooks  # noqa: E402
+from exercise_sources import (  # noqa: E402
+    chapter_exercises, corpus_windows, folder_text, html_text, normalised, solution_probes,
+    visible_sources, windows,
+)
+
+CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
+
+
+@pytest.fixture(scope="module")
+def student():
+    html, log = student_book()
+    return html, log
+
+
+@pytest.fixture(scope="module")
+def output_text(student) -> set[str]:
+    """Every run of words in any text file of the student HTML output."""
+    html, _ = student
+    text = folder_text(html)
+    assert text, f"no output in {html}"
+    return corpus_windows(text)
+
+
+@pytest.fixture(scope="module")
+def visible(student) -> set[str]:
+    """What the student edition may show: the sources without solutions, and every page of
+    the main build except the chapters' own (the generated pages, such as the API reference)."""
+    chapters = {md.relative_to(ROOT).with_suffix("") for md in CHAPTERS}
+
+    def is_chapter(relative: Path) -> bool:
+        parts = relative.parts[1:] if relative.parts[:1] == ("_sources",) else relative.parts
+        return Path(*parts).with_suffix("") in chapters
+
+    return corpus_windows(visible_sources() + "\n"
+                          + folder_text(ROOT / "_build" / "html", skip=is_chapter))
+
+
+def test_there_are_exercises_and_solutions():
+    found = [chapter_exercises(md) for md in CHAPTERS]
+    assert sum(len(ex) for ex, _ in found) > 0
+    assert sum(len(sol) for _, sol in found) > 0
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_no_solution_text_in_the_student_html(md, output_text, visible):
+    _, solutions = chapter_exercises(md)
+    for sol in solutions:
+        probes = solution_probes(sol["text"], visible)
+        assert probes, f"solution to {sol['target']} is too short to be checked"
+        leaked = sorted(probes & output_text)
+        assert not leaked, (f"solution to {sol['target']} ({md.stem}) appears in the student "
+                            f"edition: {leaked[:3]}")
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_every_exercise_is_in_the_student_html(md, student):
+    html, _ = student
+    page = html / md.relative_to(ROOT).with_suffix(".html")
+    raw = page.read_text(encoding="utf-8")
+    text = normalised(html_text(raw))
+    exercises, _ = chapter_exercises(md)
+    for ex in exercises:
+        assert f'id="{ex["label"]}"' in raw, f"exercise {ex['label']} missing from {page.name}"
+        runs = windows(ex["statement"]) | windows(ex["title"], n=min(3, len(ex["title"].split())))
+        missing = sorted(r for r in runs if f" {r} " not in text)
+        assert runs and not missing, f"exercise {ex['label']}: text missing: {missing[:3]}"
+    assert 'class="solution' not in raw and "Solution to" not in raw
+
+
+def test_the_student_build_executed_nothing(student):
+    _, log = student
+    # myst-nb logs "Executing notebook using ..." for every chapter it runs.
+    assert "Executing notebook" not in log, "the student build executed a chapter again"
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_student_pages_offer_the_student_notebook_and_no_launch(md, student):
+    import nbformat
+
+    html, _ = student
+    page = html / md.relative_to(ROOT).with_suffix(".html")
+    raw = page.read_text(encoding="utf-8")
+    assert "colab.research.google.com" not in raw and "mybinder.org" not in raw
+    assert f'_sources/{md.relative_to(ROOT).with_suffix(".ipynb").as_posix()}"' in raw
+    nb = nbformat.read(html / "_sources" / md.relative_to(ROOT).with_suffix(".ipynb"), 4)
+    nbformat.validate(nb)
+    labels = [ex["label"] for ex in chapter_exercises(md)[0]]
+    markdown = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert all(f":label: {label}" in markdown for label in labels)
+    assert "{solution}" not in markdown
+    assert "(student edition)" in raw
