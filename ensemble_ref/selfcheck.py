@@ -32,10 +32,13 @@ __all__ = [
     "check_condorcet",
     "check_variance_of_average",
     "check_prob_no_informative",
+    "check_gini_impurity",
     "check_adaboost_alpha",
     "check_adaboost_weight_update",
     "check_loss_gradient",
     "check_loss_hessian",
+    "check_newton_leaf_value",
+    "check_weighted_median",
     "check_leaf_weight",
     "check_split_gain",
 ]
@@ -201,6 +204,29 @@ def check_variance_of_average(student_fn: Callable[[float, float, int], float]) 
          "ensemble_ref.variance_of_average")
 
 
+def check_gini_impurity(student_fn: Callable[[np.ndarray], float]) -> None:
+    r"""Check ``student_fn(counts)``: the Gini impurity of a node.
+
+    Parameters
+    ----------
+    student_fn : callable
+        ``student_fn(counts) -> float`` for a 1-D array of the (possibly weighted)
+        numbers of points of each class in the node.
+
+    Notes
+    -----
+    Reference: :func:`ensemble_ref.tree.gini_impurity`,
+    :math:`1 - \sum_k p_k^2` with :math:`p_k = c_k / \sum_j c_j` (equation
+    ``eq-tree-gini``), for pure, balanced, multi-class and weighted nodes.
+    """
+    from .tree import gini_impurity
+
+    cases = [{"counts": np.array(c, dtype=float)} for c in
+             [[5, 5], [10, 0], [7], [3, 3, 3], [1, 2, 3, 4], [0.5, 1.5], [0, 4, 0, 12], [98, 2]]]
+    _run("check_gini_impurity", student_fn, cases, lambda counts: gini_impurity(counts),
+         "ensemble_ref.tree.gini_impurity")
+
+
 # --- voting --------------------------------------------------------------------------------
 
 
@@ -363,6 +389,69 @@ def check_loss_hessian(student_fn: Callable[[np.ndarray, np.ndarray], np.ndarray
     Reference: the loss's ``hessian`` in :mod:`ensemble_ref.losses`.
     """
     _check_loss_part("hessian", student_fn, loss)
+
+
+# --- gradient boosting ---------------------------------------------------------------------
+
+
+def check_newton_leaf_value(student_fn: Callable[[np.ndarray, np.ndarray], float]) -> None:
+    r"""Check ``student_fn(residual, hessian)``: the Newton step of a gradient-boosting leaf.
+
+    Parameters
+    ----------
+    student_fn : callable
+        ``student_fn(residual, hessian) -> float`` for the negative gradients
+        :math:`r_i` and the second derivatives :math:`h_i > 0` of the leaf's samples.
+
+    Notes
+    -----
+    Reference: :func:`ensemble_ref.gradient_boosting.newton_leaf_value`,
+    :math:`\sum_i r_i / \sum_i h_i` (equation ``eq-gb-leaf``), on log-loss leaves
+    (:math:`r_i = y_i - p_i`, :math:`h_i = p_i(1 - p_i)`) and others.
+    """
+    from .gradient_boosting import newton_leaf_value
+
+    rng = np.random.default_rng(20260108)  # fixed cases, the same on every call
+    cases = []
+    for n in (1, 4, 9, 30):
+        p = rng.uniform(0.05, 0.95, n)
+        y = (rng.random(n) < 0.6).astype(float)
+        cases.append({"residual": y - p, "hessian": p * (1 - p)})  # a log-loss leaf
+    cases.append({"residual": np.array([0.5, -1.5, 2.0]), "hessian": np.array([1.0, 1.0, 1.0])})
+    _run("check_newton_leaf_value", student_fn, cases,
+         lambda residual, hessian: newton_leaf_value(residual, hessian),
+         "ensemble_ref.gradient_boosting.newton_leaf_value")
+
+
+def check_weighted_median(student_fn: Callable[[np.ndarray, np.ndarray], float]) -> None:
+    r"""Check ``student_fn(values, weights)``: the lower weighted median.
+
+    Parameters
+    ----------
+    student_fn : callable
+        ``student_fn(values, weights) -> float``: the smallest value whose
+        cumulative weight, with the values sorted increasingly, reaches half of
+        the total weight (it minimises :math:`\sum_i w_i |v_i - c|`; when the
+        minimisers form an interval, it is the interval's left end, as in
+        scikit-learn).
+
+    Notes
+    -----
+    Reference: :func:`ensemble_ref.gradient_boosting.weighted_median` (the leaf
+    value for the absolute error, equation ``eq-gb-leaf``), with unsorted values,
+    repeated values, uniform and skewed weights, and an even number of equal
+    weights (where the left end of the interval is required).
+    """
+    from .gradient_boosting import weighted_median
+
+    cases = [{"values": np.array(v, dtype=float), "weights": np.array(w, dtype=float)}
+             for v, w in [([3, 1, 2], [1, 1, 1]), ([5, -1, 4, 2, 8], [1, 1, 1, 1, 1]),
+                          ([1, 2, 3, 4], [1, 1, 1, 1]), ([1, 2, 3, 4], [1, 1, 1, 5]),
+                          ([10, 0, 5], [0.2, 0.5, 0.3]), ([2, 2, 7, 1], [1, 3, 1, 1]),
+                          ([-3.5, 0.25, 9.0, 4.0, 1.0, 6.5], [2, 1, 1, 3, 1, 1])]]
+    _run("check_weighted_median", student_fn, cases,
+         lambda values, weights: weighted_median(values, weights),
+         "ensemble_ref.gradient_boosting.weighted_median")
 
 
 # --- second-order boosting (XGBoost) -------------------------------------------------------

@@ -35,6 +35,18 @@ def _gain(G_L, H_L, G_R, H_R, lam, gamma):
                   - (G_L + G_R) ** 2 / (H_L + H_R + lam)) - gamma
 
 
+def _lower_weighted_median(v, w):
+    order = np.argsort(v)
+    cdf = np.cumsum(w[order])
+    return float(v[order][np.argmax(cdf >= cdf[-1] / 2)])
+
+
+def _upper_weighted_median(v, w):
+    order = np.argsort(v)
+    cdf = np.cumsum(w[order])
+    return float(v[order][np.argmax(cdf > cdf[-1] / 2)])
+
+
 def _majority_error(p, T):
     return sum(comb(T, t) * p**t * (1 - p) ** (T - t) for t in range(T + 1) if 2 * t < T)
 
@@ -93,6 +105,24 @@ CASES = {
         [_lazy("losses", "log_loss_hessian"), lambda y, F: _sigmoid(F) * (1 - _sigmoid(F))],
         [lambda y, F: np.ones_like(F),                # the squared error's hessian
          lambda y, F: _sigmoid(F) * (1 - y)],         # mixes in the label
+    ),
+    "check_gini_impurity": (
+        [_lazy("tree", "gini_impurity"), lambda c: 1 - np.sum((c / c.sum()) ** 2)],
+        [lambda c: 1 - np.sum(c / c.sum()),           # forgets the square
+         lambda c: -np.sum((p := c[c > 0] / c.sum()) * np.log2(p)),  # the entropy
+         lambda c: 1 - np.sum(c**2) / c.size**2],     # divides by the number of classes
+    ),
+    "check_newton_leaf_value": (
+        [_lazy("gradient_boosting", "newton_leaf_value"), lambda r, h: r.sum() / h.sum()],
+        [lambda r, h: r.mean(),                       # the first-order (gradient) leaf
+         lambda r, h: np.mean(r / h),                 # the mean of per-sample Newton steps
+         lambda r, h: -r.sum() / h.sum()],            # the gradient's sign
+    ),
+    "check_weighted_median": (
+        [_lazy("gradient_boosting", "weighted_median"), _lower_weighted_median],
+        [lambda v, w: float(np.median(v)),            # ignores the weights
+         lambda v, w: float(np.average(v, weights=w)),  # the weighted mean
+         _upper_weighted_median],                      # the right end of the interval
     ),
     "check_leaf_weight": (
         [_lazy("second_order", "leaf_weight"), lambda G, H, lam: -G / (H + lam)],
