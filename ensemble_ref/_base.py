@@ -9,12 +9,20 @@ and ``get_params`` reads them back from the ``__init__`` signature.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any
 
 import numpy as np
 
-__all__ = ["BaseEstimator", "ClassifierMixin", "RegressorMixin", "NotFittedError"]
+__all__ = [
+    "BaseEstimator",
+    "ClassifierMixin",
+    "RegressorMixin",
+    "NotFittedError",
+    "clone",
+    "accepts_sample_weight",
+]
 
 
 class NotFittedError(ValueError, AttributeError):
@@ -150,3 +158,26 @@ class RegressorMixin:
         tags.estimator_type = "regressor"
         tags.regressor_tags = RegressorTags()
         return tags
+
+
+def clone(estimator: Any) -> Any:
+    """A fresh, unfitted copy of ``estimator`` built from ``get_params`` (recursively).
+
+    Lists and tuples of estimators are cloned element by element; any other
+    value without ``get_params`` is deep-copied. This is what
+    :func:`sklearn.base.clone` does, without depending on scikit-learn.
+    """
+    if isinstance(estimator, (list, tuple)):
+        return type(estimator)(clone(e) for e in estimator)
+    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
+        return copy.deepcopy(estimator)
+    params = {name: clone(value) for name, value in estimator.get_params(deep=False).items()}
+    return type(estimator)(**params)
+
+
+def accepts_sample_weight(estimator: Any) -> bool:
+    """Whether ``estimator.fit`` takes a ``sample_weight`` argument."""
+    try:
+        return "sample_weight" in inspect.signature(estimator.fit).parameters
+    except (TypeError, ValueError):  # builtins without a signature
+        return False

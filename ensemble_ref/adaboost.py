@@ -53,12 +53,12 @@ by :math:`\sum_t w_t`. Hence, for the same learning rate,
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Iterator
 
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin
+from ._base import accepts_sample_weight as _accepts_sample_weight
 from ._validation import (
     check_array,
     check_float,
@@ -335,14 +335,6 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
 
 
 # --- AdaBoost ----------------------------------------------------------------------------
-
-
-def _accepts_sample_weight(estimator: Any) -> bool:
-    try:
-        params = inspect.signature(estimator.fit).parameters
-    except (TypeError, ValueError):  # builtins without a signature
-        return False
-    return "sample_weight" in params
 
 
 def _clone(estimator: Any, rng: np.random.Generator) -> Any:

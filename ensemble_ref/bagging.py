@@ -34,8 +34,6 @@ same for every ``n_jobs`` and every joblib backend.
 
 from __future__ import annotations
 
-import copy
-import inspect
 import numbers
 import warnings
 from typing import Any, Callable, Sequence
@@ -43,6 +41,8 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ._base import accepts_sample_weight as _accepts_sample_weight
+from ._base import clone as _clone
 from ._validation import (
     check_array,
     check_int,
@@ -60,23 +60,6 @@ __all__ = ["BaggingClassifier", "BaggingRegressor"]
 # --------------------------------------------------------------------------------------
 # Helpers shared by the ensembles (bagging, forests, voting, stacking)
 # --------------------------------------------------------------------------------------
-def _clone(estimator: Any) -> Any:
-    """A fresh, unfitted copy of ``estimator`` built from ``get_params`` (recursively)."""
-    if isinstance(estimator, (list, tuple)):
-        return type(estimator)(_clone(e) for e in estimator)
-    if not hasattr(estimator, "get_params") or isinstance(estimator, type):
-        return copy.deepcopy(estimator)
-    params = {name: _clone(value) for name, value in estimator.get_params(deep=False).items()}
-    return type(estimator)(**params)
-
-
-def _accepts_sample_weight(estimator: Any) -> bool:
-    try:
-        return "sample_weight" in inspect.signature(estimator.fit).parameters
-    except (TypeError, ValueError):  # callables without a signature
-        return False
-
-
 def _check_estimator(estimator: Any, name: str, method: str = "fit") -> None:
     if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
         raise TypeError(

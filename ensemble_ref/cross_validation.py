@@ -18,6 +18,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from ._base import clone
 from ._validation import check_array, check_int, check_random_state
 
 __all__ = ["kfold_indices", "cross_val_error"]
@@ -52,13 +53,6 @@ def kfold_indices(n_samples: int, n_splits: int, random_state: np.random.Generat
         yield train, test
 
 
-def _clone(estimator: Any) -> Any:
-    """A fresh, unfitted copy with the same parameters."""
-    if not hasattr(estimator, "get_params") or not hasattr(estimator, "fit"):
-        raise TypeError("estimator must have fit and get_params (a scikit-learn style estimator).")
-    return type(estimator)(**estimator.get_params(deep=False))
-
-
 def cross_val_error(estimator: Any, X: Any, y: Any, n_splits: int = 5, *,
                     loss: str = "zero_one",
                     random_state: np.random.Generator | int | None = None) -> float:
@@ -82,6 +76,9 @@ def cross_val_error(estimator: Any, X: Any, y: Any, n_splits: int = 5, *,
     float
         The average loss of the out-of-fold predictions over all ``N`` points.
     """
+    if not all(hasattr(estimator, a) for a in ("fit", "predict", "get_params")):
+        raise TypeError("estimator must have fit, predict and get_params (a scikit-learn style "
+                        f"estimator), got {type(estimator).__name__}.")
     X = check_array(X, "X")
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
@@ -90,7 +87,7 @@ def cross_val_error(estimator: Any, X: Any, y: Any, n_splits: int = 5, *,
         raise ValueError(f"loss must be 'zero_one' or 'squared_error', got {loss!r}.")
     total = 0.0
     for train, test in kfold_indices(X.shape[0], n_splits, random_state):
-        model = _clone(estimator).fit(X[train], y[train])  # f^(-j): trained without fold j
+        model = clone(estimator).fit(X[train], y[train])  # f^(-j): trained without fold j
         pred = model.predict(X[test])
         if loss == "zero_one":
             total += float(np.sum(pred != y[test]))
