@@ -247,7 +247,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         Unfitted base classifier, copied for each member; ``None`` means a fully
-        grown :class:`~ensemble_ref.DecisionTreeClassifier`.
+        grown :class:`~ensemble_ref.tree.DecisionTreeClassifier`.
     n_estimators : int, default=10
         Number of members ``B``.
     max_samples : int or float, default=1.0
@@ -354,7 +354,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         Unfitted base regressor, copied for each member; ``None`` means a fully
-        grown :class:`~ensemble_ref.DecisionTreeRegressor`.
+        grown :class:`~ensemble_ref.tree.DecisionTreeRegressor`.
     n_estimators : int, default=10
         Number of members ``B``.
     max_samples : int or float, default=1.0

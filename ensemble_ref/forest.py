@@ -37,7 +37,7 @@ class RandomForestClassifier(BaggingClassifier):
         Number of trees ``B``.
     max_features : None, int, float, "sqrt" or "log2", default="sqrt"
         Number ``m`` of features searched at each node (see
-        :class:`~ensemble_ref.DecisionTreeClassifier`).
+        :class:`~ensemble_ref.tree.DecisionTreeClassifier`).
     max_depth : int or None, default=None
         Maximum depth of the trees (``None``: fully grown).
     min_samples_leaf : int or float, default=1

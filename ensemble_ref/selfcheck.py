@@ -143,7 +143,7 @@ def check_oob_fraction(student_fn: Callable[[int], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.oob_fraction_exact`, :math:`(1 - 1/N)^N`
+    Reference: :func:`ensemble_ref.bootstrap.oob_fraction_exact`, :math:`(1 - 1/N)^N`
     (equation ``eq-oob-exact``), on ``N`` from 2 to :math:`10^5`.
     """
     from .bootstrap import oob_fraction_exact
@@ -165,7 +165,7 @@ def check_prob_no_informative(student_fn: Callable[[int, int, int], float]) -> N
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.prob_no_informative`,
+    Reference: :func:`ensemble_ref.random_subspace.prob_no_informative`,
     :math:`\binom{d-k}{m}/\binom{d}{m}` (equation ``eq-rf-blind``), including
     the edge cases ``k = 0`` (probability 1) and ``m > d - k`` (probability 0).
     """
@@ -190,7 +190,7 @@ def check_variance_of_average(student_fn: Callable[[float, float, int], float]) 
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.variance_of_average`,
+    Reference: :func:`ensemble_ref.bias_variance.variance_of_average`,
     :math:`\rho\sigma^2 + (1 - \rho)\sigma^2/M` (equation ``eq-var-average``),
     including ``M = 1``, ``rho = 0``, ``rho = 1`` and a negative correlation.
     """
@@ -242,7 +242,7 @@ def check_condorcet(student_fn: Callable[[float, int], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.majority_error` (equation ``eq-condorcet-exact``),
+    Reference: :func:`ensemble_ref.crowds.majority_error` (equation ``eq-condorcet-exact``),
     for voters better and worse than a coin and crowds of 1 to 101.
     """
     from .crowds import majority_error
@@ -265,7 +265,7 @@ def check_adaboost_alpha(student_fn: Callable[[float], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.adaboost_alpha` with ``n_classes=2``,
+    Reference: :func:`ensemble_ref.adaboost.adaboost_alpha` with ``n_classes=2``,
     :math:`\alpha = \tfrac12 \ln\frac{1 - \epsilon}{\epsilon}` (equation
     ``eq-adaboost-alpha``); the cases include ``eps = 1/2`` (vote 0) and
     ``eps > 1/2`` (negative vote).
