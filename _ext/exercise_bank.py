@@ -399,6 +399,7 @@ def build_finished(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> dict:
+    app.setup_extension("sphinx_exercise")  # its registry, numbering and hide_solutions
     app.add_config_value("exercise_bank_min_per_chapter", 4, "env", [int])
     app.add_node(exercise_bank_node)
     app.add_directive("exercise-bank", ExerciseBankDirective)
