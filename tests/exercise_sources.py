@@ -18,7 +18,8 @@ DIRECTIVE_RE = re.compile(
     r"^(?P<fence>:{3,}|`{3,})\{(?P<name>exercise|solution)\}[ \t]*(?P<arg>[^\n]*)\n"
     r"(?P<body>.*?)^(?P=fence)[ \t]*$", re.M | re.S)
 OPTION_RE = re.compile(r"^:(\w+):[ \t]*(.*)$", re.M)
-ROLE_RE = re.compile(r"\{[\w:-]+\}`[^`]*`|\]\([^)]*\)|^\(.*\)=$", re.M)
+# roles, link targets, labels and code-fence lines (their info string is not shown as text)
+ROLE_RE = re.compile(r"\{[\w:-]+\}`[^`]*`|\]\([^)]*\)|^\(.*\)=$|^[ \t]*(?:`{3,}|~{3,}).*$", re.M)
 PROBE = 8  # words per probe
 
 
