@@ -78,10 +78,9 @@ def _load_records(app: Sphinx) -> list[dict]:
     folder = _ledger_dir(app)
     chapters = getattr(app.env, "claims_chapters", {})
     records = []
-    order = {doc: i for i, doc in enumerate(app.env.found_docs and sorted(app.env.found_docs))}
-    toc_order = getattr(app.env, "external_site_map", None)
-    if toc_order is not None:
-        order = {doc: i for i, doc in enumerate(toc_order)}
+    # chapters in the order of the table of contents (alphabetical without one)
+    docs = getattr(app.env, "external_site_map", None) or sorted(app.env.found_docs)
+    order = {doc: i for i, doc in enumerate(docs)}
     for chapter, docname in sorted(chapters.items(), key=lambda kv: (order.get(kv[1], 1e9), kv[0])):
         path = folder / f"{chapter}.jsonl"
         if not path.exists() or not path.read_text().strip():
