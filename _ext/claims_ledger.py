@@ -24,7 +24,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ensemble_ref.claims import LEDGER_ENV
+from ensemble_ref.harness.claims import LEDGER_ENV
 
 logger = logging.getLogger(__name__)
 CLAIMS_RE = re.compile(r"""Claims\(\s*["']([^"']+)["']""")
@@ -95,6 +95,19 @@ def _load_records(app: Sphinx) -> list[dict]:
     return records
 
 
+def _margin(record: dict) -> float:
+    """Tolerances between the rival's prediction and the measurement (inf: exact)."""
+    value = record.get("margin")
+    return float("inf") if value == "inf" else float(value)
+
+
+def _margin_text(record: dict) -> str:
+    if not record.get("rival"):
+        return "-"
+    margin = _margin(record)
+    return "exact" if margin == float("inf") else f"{margin:.3g}"
+
+
 def _cell(text: str, literal: bool = False) -> nodes.entry:
     entry = nodes.entry()
     para = nodes.paragraph()
@@ -110,14 +123,23 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
         for r in failed:
             logger.warning("claims ledger: claim %s#%s failed: %s", r["chapter"], r["number"],
                            r["statement"], location=docname)
+        unrivalled = [r for r in records if not r.get("rival")]
+        for r in unrivalled:
+            logger.warning("claims ledger: claim %s#%s names no rival: %s", r["chapter"],
+                           r["number"], r["statement"], location=docname)
+        margins = [_margin(r) for r in records if r.get("rival")]
+        smallest = min(margins) if margins else float("nan")
         summary = nodes.paragraph(text=(
             f"{len(records)} claims checked in {len({r['chapter'] for r in records})} chapters; "
-            f"{len(records) - len(failed)} passed, {len(failed)} failed."))
+            f"{len(records) - len(failed)} passed, {len(failed)} failed; "
+            f"{len(records) - len(unrivalled)} name a rival, and the smallest margin by which "
+            f"a rival is ruled out is {smallest:.3g} tolerances."))
         table = nodes.table(classes=["claims-ledger"])
-        headers = ["Chapter", "#", "Claim", "Measured", "Expected", "Tolerance", "Pass"]
+        headers = ["Chapter", "#", "Claim", "Measured", "Expected", "Tolerance", "Rival",
+                   "Margin", "Pass"]
         group = nodes.tgroup(cols=len(headers))
         table += group
-        for width in (12, 4, 40, 16, 16, 10, 5):
+        for width in (10, 3, 30, 13, 13, 9, 24, 6, 4):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
         row = nodes.row()
@@ -140,6 +162,11 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
             row += _cell(r["measured"], literal=True)
             row += _cell(r["expected"], literal=True)
             row += _cell(r["tolerance"])
+            rival = r.get("rival") or "none"
+            if r.get("rival_value"):
+                rival += f" (predicts {r['rival_value']})"
+            row += _cell(rival)
+            row += _cell(_margin_text(r))
             row += _cell("\u2714" if r["passed"] else "\u2718")
             body += row
         group += body

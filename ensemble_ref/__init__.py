@@ -12,7 +12,17 @@ from .bootstrap import (
     oob_gap_bounds,
     oob_mask,
 )
-from .claims import ClaimError, Claims
+from .harness import (
+    ClaimError,
+    Claims,
+    Rival,
+    glue_numbers,
+    mean_and_se,
+    member_outputs,
+    power_against_rival,
+    replications_for_power,
+    staged_error_curve,
+)
 from .aggregation import (
     in_bag_counts,
     one_hot_votes,
@@ -125,6 +135,13 @@ __all__ = [
     "NotFittedError",
     "Claims",
     "ClaimError",
+    "Rival",
+    "glue_numbers",
+    "mean_and_se",
+    "member_outputs",
+    "power_against_rival",
+    "replications_for_power",
+    "staged_error_curve",
     "bootstrap_indices",
     "oob_fraction_exact",
     "oob_fractions",

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from ensemble_ref import ClaimError, Claims
-from ensemble_ref.claims import LEDGER_ENV
+from ensemble_ref import ClaimError, Claims, Rival
+from ensemble_ref.harness.claims import LEDGER_ENV
 
 
 def test_true_claims_pass_and_print(capsys):
@@ -51,3 +51,94 @@ def test_ledger_records_every_claim(tmp_path, monkeypatch):
     assert [r["passed"] for r in rows] == [True, False]
     Claims("led", verbose=False)  # re-execution starts a fresh record
     assert (tmp_path / "led.jsonl").read_text() == ""
+
+
+# ---------------------------------------------------------------- rivals and margins
+
+def test_rival_ruled_out_records_margin(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEDGER_ENV, str(tmp_path))
+    c = Claims("riv", verbose=False)
+    # OOB fraction: the rival reads (1 - 1/N)^N as the fraction picked.
+    c.close("fraction not picked", 0.3679, 0.3660, atol=0.005,
+            rival=("(1-1/N)^N is the fraction picked", 1 - 0.3660))
+    assert c.last_margin == pytest.approx(abs(0.3679 - 0.634) / 0.005)
+    c.at_most("bound holds", 0.1, 0.2, rival=Rival("bound with wrong exponent", 0.05))
+    assert c.last_margin == float("inf")
+    c.at_most("bound holds with slack", 0.1, 0.2, slack=0.01,
+              rival=Rival("rival lhs too big", 0.25, side="lhs"))
+    assert c.last_margin == pytest.approx(5.0)
+    c.holds("increases", np.diff([1, 2, 3]) > 0, rival=("constant", np.diff([1, 2, 3]) == 0))
+    rows = [json.loads(x) for x in (tmp_path / "riv.jsonl").read_text().splitlines()]
+    assert [r["rival"] for r in rows][:2] == ["(1-1/N)^N is the fraction picked",
+                                              "bound with wrong exponent"]
+    assert rows[1]["margin"] == "inf" and rows[0]["margin"] > 1
+    assert all(r["passed"] for r in rows)
+
+
+@pytest.mark.parametrize("call", [
+    # the rival lies within the same tolerance: the check cannot tell them apart
+    lambda c: c.close("weak", 0.50, 0.51, atol=0.03, rival=("no effect", 0.52)),
+    lambda c: c.close("one element inside", [1.0, 2.0], [1.0, 2.0], atol=0.1,
+                      rival=("same", [1.05, 2.05])),
+    lambda c: c.at_most("bound", 0.1, 0.2, rival=("looser bound", 0.3)),
+    lambda c: c.at_most("slack too wide", 0.1, 0.2, slack=0.5, rival=("tighter", 0.0)),
+    lambda c: c.holds("true under both", True, rival=("rival also true", True)),
+])
+def test_rival_that_passes_raises(call, tmp_path, monkeypatch):
+    monkeypatch.setenv(LEDGER_ENV, str(tmp_path))
+    c = Claims("weak", verbose=False)
+    with pytest.raises(ClaimError, match="cannot tell its claim from its rival"):
+        call(c)
+    row = json.loads((tmp_path / "weak.jsonl").read_text().splitlines()[0])
+    assert row["passed"] is False and row["rival"]
+
+
+def test_failed_claim_reported_before_rival():
+    with pytest.raises(ClaimError, match="failed"):
+        Claims("x", verbose=False).close("off", 1.0, 2.0, atol=0.1, rival=("r", 1.0))
+
+
+def test_bad_rivals():
+    c = Claims("x", verbose=False)
+    with pytest.raises(TypeError, match="rival"):
+        c.close("s", 1, 1, rival="just words")
+    with pytest.raises(ValueError, match="rival statement"):
+        c.close("s", 1, 1, rival=("", 2))
+    with pytest.raises(ValueError, match="side"):
+        c.at_most("s", 1, 2, rival=Rival("r", 0, side="middle"))
+
+
+def test_verbose_line_names_rival_and_margin(capsys):
+    Claims("x").close("e", 2.718, np.e, atol=1e-3, rival=("e is 3", 3.0))
+    out = capsys.readouterr().out
+    assert "Rules out: e is 3 (margin 282)" in out
+
+
+def test_power_helpers():
+    from ensemble_ref import power_against_rival, replications_for_power
+    R = replications_for_power(delta=0.02, sd=0.5, k=4, power=0.99)
+    se = 0.5 / np.sqrt(R)
+    assert power_against_rival(0.02, se, k=4) >= 0.99
+    assert power_against_rival(0.02, 0.5 / np.sqrt(R - 1), k=4) < 0.99 + 1e-9
+    # Monte Carlo: the rival is rejected in at least 98% of 2000 simulated checks
+    rng = np.random.default_rng(0)
+    est = rng.normal(0.0, se, size=2000)
+    assert np.mean(np.abs(est - 0.02) > 4 * se) > 0.98
+    with pytest.raises(ValueError, match="power"):
+        replications_for_power(0.1, 1.0, power=1.5)
+    with pytest.raises(ValueError, match="sd"):
+        replications_for_power(0.1, -1.0)
+
+
+def test_mean_and_se_and_notebook_helpers():
+    from ensemble_ref import mean_and_se, member_outputs, staged_error_curve
+    m, se = mean_and_se([1.0, 2.0, 3.0])
+    assert m == 2.0 and se == pytest.approx(1 / np.sqrt(3))
+    with pytest.raises(ValueError, match="2 replications"):
+        mean_and_se([1.0])
+    with pytest.raises(ValueError, match="method"):
+        member_outputs(object(), [[0]], method="score")
+    with pytest.raises(TypeError, match="estimators_"):
+        member_outputs(object(), [[0]])
+    with pytest.raises(TypeError, match="staged_predict"):
+        staged_error_curve(object(), [[0]], [0])

@@ -122,7 +122,7 @@ def fresh_execution(md: Path):
 @pytest.fixture(scope="module")
 def fresh_executions(built_book):
     """Every chapter executed once more, two at a time (the machine has two cores)."""
-    from ensemble_ref.claims import LEDGER_ENV
+    from ensemble_ref.harness.claims import LEDGER_ENV
 
     with tempfile.TemporaryDirectory(prefix="claims-") as ledger:
         saved = os.environ.get(LEDGER_ENV)
