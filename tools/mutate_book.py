@@ -1,0 +1,223 @@
+"""A mutation test of the book: break one formula of ensemble_ref, the chapter must fail.
+
+Each mutant rewrites one formula of the package, most of them into a statement
+the course notes made or a slip a careful reader could make (a gain without the
+square on G, ``(1 - 1/N)^N`` read as the fraction picked, ``alpha`` without the
+1/2, ...). The mutant is applied to a temporary copy of ``ensemble_ref``; the
+chapter that states the formula is then executed against that copy, and it must
+stop with an error (normally a :class:`ensemble_ref.ClaimError`). A mutant the
+chapter survives is a formula the book claims to verify but does not.
+
+Usage (from the repository root)::
+
+    python tools/mutate_book.py                  # every mutant, two at a time
+    python tools/mutate_book.py --only oob-picked gain-unsquared
+    python tools/mutate_book.py --chapter book/04_bagging_oob.md
+    python tools/mutate_book.py --list
+
+The exit status is 0 only when every mutant selected is killed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One rewritten formula and the chapter that must notice it."""
+
+    id: str
+    chapter: str       # the chapter (MyST notebook) that states the formula
+    target: str        # a public object of ensemble_ref whose source file holds the formula
+    old: str           # the formula as written (must occur exactly once in that file)
+    new: str           # the mutated formula
+    error: str         # the false statement the mutant encodes
+
+
+MUTANTS = [
+    # --- why ensembles work ---------------------------------------------------------------
+    Mutant("majority-ties", "book/01_introduction.md", "ensemble_ref.majority_error",
+           "2 * t < n]", "2 * t <= n]",
+           "a tied vote counts as a wrong majority (ties go against the crowd)"),
+    Mutant("var-average-1-over-M", "book/02_bias_variance.md", "ensemble_ref.variance_of_average",
+           "out = rho_arr * s2 + (1 - rho_arr) * s2 / M_arr",
+           "out = rho_arr * s2 / M_arr + (1 - rho_arr) * s2",
+           "the variance of an average with 1/M on the correlated part"),
+    Mutant("bv-total-no-noise", "book/02_bias_variance.md", "ensemble_ref.decompose_predictions",
+           "total=float(bias2.mean() + s2.mean() + sigma**2)",
+           "total=float(bias2.mean() + s2.mean())",
+           "a bias-variance total without the noise term, which does not add up"),
+    Mutant("bv-bias-uncorrected", "book/02_bias_variance.md", "ensemble_ref.decompose_predictions",
+           "bias2 = (f_bar - f_test) ** 2 - s2 / R", "bias2 = (f_bar - f_test) ** 2",
+           "the squared bias of the Monte Carlo mean taken as the squared bias (no s^2/R correction)"),
+    Mutant("condorcet-exponent", "book/03_wisdom_of_crowds.md", "ensemble_ref.condorcet_bound",
+           "** (T / 2.0)", "** (T / 4.0)",
+           "Condorcet's bound with half the exponent (a bound that is wrong but still above)"),
+    Mutant("cantelli-as-chebyshev", "book/03_wisdom_of_crowds.md", "ensemble_ref.cantelli_bound",
+           "var / (var + lam**2)", "var / lam**2",
+           "the one-sided bound taken as Chebyshev's var / lambda^2"),
+    Mutant("crowd-variance-no-1-over-n", "book/03_wisdom_of_crowds.md",
+           "ensemble_ref.mean_vote_variance",
+           "v / n + (n - 1) / n * c * v", "v / n + c * v",
+           "the variance of the mean vote without the (n - 1)/n factor on the correlation"),
+    # --- parallel ensembles -----------------------------------------------------------------
+    Mutant("oob-picked", "book/04_bagging_oob.md", "ensemble_ref.oob_fraction_exact",
+           "P = np.exp(N * np.log1p(-1.0 / N))", "P = -np.expm1(N * np.log1p(-1.0 / N))",
+           "(1 - 1/N)^N read as the fraction of points picked"),
+    Mutant("oob-regression-average", "book/04_bagging_oob.md", "ensemble_ref.BaggingRegressor",
+           "prediction[covered] = total[covered, 0] / n_oob[covered]",
+           "prediction[covered] = total[covered, 0] / len(self.estimators_)",
+           "the regression OOB prediction averaged over all M members instead of the OOB ones"),
+    Mutant("rf-blind-with-replacement", "book/05_random_forests.md",
+           "ensemble_ref.prob_no_informative",
+           "np.prod((d - k - j) / (d - j))", "np.prod((d - k) / d + 0 * j)",
+           "the candidate features drawn with replacement, ((d - k)/d)^m"),
+    Mutant("soft-vote-unnormalised", "book/06_voting_stacking.md", "ensemble_ref.VotingClassifier",
+           "return P / self.weights_.sum()", "return P / len(self.weights_)",
+           "soft voting with unnormalised weights"),
+    Mutant("hard-vote-unweighted", "book/06_voting_stacking.md", "ensemble_ref.VotingClassifier",
+           "tally[np.arange(X.shape[0]), labels] += w", "tally[np.arange(X.shape[0]), labels] += 1.0",
+           "a weighted hard vote that ignores the weights"),
+    # --- sequential ensembles ---------------------------------------------------------------
+    Mutant("alpha-without-half", "book/07_adaboost.md", "ensemble_ref.adaboost_alpha",
+           "alpha = 0.5 * nu * (np.log1p(-eps)", "alpha = nu * (np.log1p(-eps)",
+           "alpha_t = log((1 - eps_t) / eps_t), without the 1/2"),
+    Mutant("adaboost-unnormalised", "book/07_adaboost.md", "ensemble_ref.AdaBoostClassifier",
+           "D = D / Z  # eq-adaboost-weights", "D = D  # eq-adaboost-weights",
+           "AdaBoost's weights left unnormalised (no division by Z_t)"),
+    Mutant("adaboost-z-bound", "book/07_adaboost.md", "ensemble_ref.adaboost_product_bound",
+           "np.cumprod(2.0 * np.sqrt(eps * (1.0 - eps)))", "np.cumprod(np.sqrt(eps * (1.0 - eps)))",
+           "Z_t = sqrt(eps(1 - eps)), without the factor 2"),
+    Mutant("adaboost-exp-bound-exponent", "book/07_adaboost.md",
+           "ensemble_ref.adaboost_exponential_bound",
+           "np.exp(-2.0 * np.cumsum(gamma**2))", "np.exp(-np.cumsum(gamma**2))",
+           "the training bound exp(-gamma^2 T), the wrong exponent"),
+    Mutant("gb-residual-sign", "book/08_gradient_boosting.md", "ensemble_ref.GradientBoostingRegressor",
+           "r = -L.gradient(y, F)", "r = L.gradient(y, F)",
+           "pseudo-residuals as the gradient, not the negative gradient"),
+    Mutant("gb-newton-leaf-mean", "book/08_gradient_boosting.md", "ensemble_ref.newton_leaf_value",
+           "return float(numerator / denominator)", "return float(numerator / np.sum(w))",
+           "the leaf value of the log loss as the mean residual (no Hessian)"),
+    Mutant("gb-step-squared", "book/08_gradient_boosting.md", "ensemble_ref.squared_error_step",
+           "return float(r @ h) / hh", "return float(r @ h) / np.sqrt(hh)",
+           "the squared-error line search divided by |h| instead of |h|^2"),
+    Mutant("gain-unsquared", "book/09_xgboost.md", "ensemble_ref.split_gain",
+           "return G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam) - G**2 / (H + lam)",
+           "return G_L / (H_L + lam) + G_R / (H_R + lam) - G / (H + lam)",
+           "the split gain without the square on G"),
+    Mutant("gain-HL-right", "book/09_xgboost.md", "ensemble_ref.split_gain",
+           "return G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam) - G**2 / (H + lam)",
+           "return G_L**2 / (H_L + lam) + G_R**2 / (H_L + lam) - G**2 / (H + lam)",
+           "H_L used for the right child in the gain"),
+    Mutant("leaf-weight-no-lambda", "book/09_xgboost.md", "ensemble_ref.leaf_weight",
+           "return _out(-G / (H + lam))", "return _out(-G / H)",
+           "the leaf weight -G/H without lambda"),
+    Mutant("structure-score-no-half", "book/09_xgboost.md", "ensemble_ref.structure_score",
+           "-0.5 * np.sum(G**2 / (H + lam))", "-np.sum(G**2 / (H + lam))",
+           "the structure score without the 1/2"),
+    Mutant("half-square-dropped", "book/appendix/formulas_to_libraries.md",
+           "ensemble_ref.squared_error",
+           "return _out(0.5 * (y - F) ** 2)", "return _out((y - F) ** 2)",
+           "the book's squared error taken as the whole square (y - F)^2"),
+]
+
+
+def _source_file(target: str) -> Path:
+    """The file of ensemble_ref that defines ``target`` (relative to the package)."""
+    module, _, name = target.rpartition(".")
+    obj = getattr(importlib.import_module(module), name)
+    path = Path(inspect.getsourcefile(obj)).resolve()
+    return path.relative_to((ROOT / "ensemble_ref").resolve())
+
+
+def apply(mutant: Mutant, package_copy: Path) -> Path:
+    """Rewrite the mutant's formula in a copy of the package; the file changed."""
+    relative = _source_file(mutant.target)
+    path = package_copy / relative
+    text = path.read_text()
+    count = text.count(mutant.old)
+    if count != 1:
+        raise RuntimeError(f"mutant {mutant.id}: the formula {mutant.old!r} occurs {count} times "
+                           f"in ensemble_ref/{relative} (expected once); update the mutant.")
+    path.write_text(text.replace(mutant.old, mutant.new))
+    return relative
+
+
+def execute_chapter(chapter: str, pythonpath: Path, timeout: int = 600) -> tuple[bool, str]:
+    """Execute a chapter against the package at ``pythonpath``; (failed, error name)."""
+    import jupytext
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    source = ROOT / chapter
+    nb = jupytext.read(source)
+    env = dict(os.environ, PYTHONPATH=f"{pythonpath}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+               MPLBACKEND="Agg")
+    env.pop("ENSEMBLES_VERIFIED_LEDGER", None)  # a mutant writes no ledger
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(source.parent)}})
+    try:
+        client.execute(env=env)
+    except CellExecutionError as err:
+        return True, getattr(err, "ename", type(err).__name__)
+    return False, ""
+
+
+def run_mutant(mutant: Mutant) -> dict:
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"mutant-{mutant.id}-") as tmp:
+        shutil.copytree(ROOT / "ensemble_ref", Path(tmp) / "ensemble_ref",
+                        ignore=shutil.ignore_patterns("__pycache__"))
+        relative = apply(mutant, Path(tmp) / "ensemble_ref")
+        killed, error = execute_chapter(mutant.chapter, Path(tmp))
+    return {"id": mutant.id, "chapter": mutant.chapter, "file": f"ensemble_ref/{relative}",
+            "error": mutant.error, "killed": killed, "raised": error,
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--only", nargs="*", help="mutant ids to run")
+    parser.add_argument("--chapter", help="run the mutants of one chapter (path of its .md)")
+    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--json", type=Path, help="write the results to this file")
+    args = parser.parse_args(argv)
+    selected = [m for m in MUTANTS if (not args.only or m.id in args.only)
+                and (not args.chapter or m.chapter == args.chapter)]
+    unknown = set(args.only or []) - {m.id for m in MUTANTS}
+    if unknown:
+        parser.error(f"unknown mutant ids: {sorted(unknown)}")
+    if args.list:
+        for m in selected:
+            print(f"{m.id:<30} {m.chapter:<42} {m.error}")
+        return 0
+    sys.path.insert(0, str(ROOT))
+    with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+        results = list(pool.map(run_mutant, selected))
+    for r in results:
+        verdict = f"killed ({r['raised']})" if r["killed"] else "SURVIVED"
+        print(f"{r['id']:<30} {verdict:<22} {r['seconds']:>6.1f} s  {r['chapter']}")
+    killed = sum(r["killed"] for r in results)
+    print(f"{killed} of {len(results)} mutants killed")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1))
+    return 0 if killed == len(results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
