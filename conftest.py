@@ -48,7 +48,15 @@ def chapter_notebooks() -> list[Path]:
     return notebooks
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "book: executes chapters or builds the book (deselect with -m 'not book')")
+
+
 def pytest_collection_modifyitems(session, config, items):
+    for item in items:
+        if type(item).__name__ == "IPyNbCell" or Path(str(item.fspath)).name in BOOK_FILES:
+            item.add_marker(pytest.mark.book)
     book = (ROOT / "book").resolve()
     args = [Path(a.split("::")[0]).resolve() for a in config.args] or [ROOT]
     if not any(book == a or book.is_relative_to(a) or a.is_relative_to(book) for a in args):
@@ -103,10 +111,15 @@ STAGE_OF_FILE = {
     "test_notebooks.py": "chapter sources and solutions",
     "test_properties.py": "properties (hypothesis)",
     "test_hostile_inputs.py": "hostile inputs",
+    "test_mutations.py": "mutation test",
 }
+# Test files that execute chapters or build the book: the "book" layer
+# (``pytest -m "not book"`` runs the fast layer alone).
+BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "test_binder_env.py",
+              "test_student_build.py", "test_student_notebooks.py", "test_publishing.py"}
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build", "browser",
-               "reproducibility"]
+               "reproducibility", "mutation test"]
 _stage_seconds: defaultdict[str, float] = defaultdict(float)
 _stage_tests: Counter[str] = Counter()
 _clock: dict[str, float] = {}

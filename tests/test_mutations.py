@@ -1,0 +1,44 @@
+"""The mutation test of the book: every rewritten formula must make its chapter fail.
+
+``tools/mutate_book.py`` rewrites one formula of ``ensemble_ref`` at a time (most
+of them into an error the course notes made) and executes the chapter that
+states the formula against the mutated copy. A mutant the chapter survives is a
+formula the book says it verifies but does not; this test fails on any survivor.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+
+import mutate_book  # noqa: E402
+
+from conftest import chapter_notebooks  # noqa: E402
+
+
+def test_mutants_cover_every_chapter_with_claims():
+    covered = {m.chapter for m in mutate_book.MUTANTS}
+    with_claims = [nb.with_suffix(".md") for nb in chapter_notebooks()
+                   if re.search(r"Claims\(", nb.with_suffix(".md").read_text())]
+    missing = [str(p.relative_to(ROOT)) for p in with_claims
+               if str(p.relative_to(ROOT)) not in covered]
+    assert not missing, f"chapters with claims but no mutant: {missing}"
+    assert len(mutate_book.MUTANTS) >= 20
+    assert len({m.id for m in mutate_book.MUTANTS}) == len(mutate_book.MUTANTS)
+
+
+def test_every_mutant_applies_once(tmp_path):
+    import shutil
+    for mutant in mutate_book.MUTANTS:
+        copy = tmp_path / mutant.id / "ensemble_ref"
+        shutil.copytree(ROOT / "ensemble_ref", copy, ignore=shutil.ignore_patterns("__pycache__"))
+        changed = mutate_book.apply(mutant, copy)
+        assert (copy / changed).read_text() != (ROOT / "ensemble_ref" / changed).read_text()
