@@ -1,0 +1,324 @@
+r"""The formulas of a mixture of experts, as pure functions of arrays.
+
+A mixture of experts combines :math:`E` models, the *experts*, with an
+input-dependent weighting, the *gate*. With the softmax gate
+
+.. math:: g(x) = \operatorname{softmax}(V \tilde x), \qquad \tilde x = (1, x),
+
+(equation ``eq-moe-gate``) and expert densities :math:`p_e(y \mid x)`, the model's
+density is :math:`p(y \mid x) = \sum_e g_e(x)\, p_e(y \mid x)` (``eq-moe-likelihood``).
+This module holds those formulas and the ones EM and sparse routing are built
+from:
+
+- :func:`softmax`, :func:`softmax_gate`: the gate (``eq-moe-gate``);
+- :func:`linear_gaussian_log_density`: the log-density of linear-Gaussian experts;
+- :func:`mixture_log_likelihood`: :math:`\sum_i \log \sum_e g_e(x_i) p_e(y_i \mid x_i)`;
+- :func:`responsibilities`: the posterior probability of each expert given
+  :math:`(x_i, y_i)`, EM's E-step (``eq-moe-responsibility``);
+- :func:`gate_objective`: the part of EM's expected log-likelihood the gate maximises;
+- :func:`top_k_route`, :func:`top_k_gate`: sparse routing to the :math:`k` largest
+  gate values, renormalised (``eq-moe-topk``);
+- :func:`expert_load`, :func:`load_balancing_loss`: the Switch Transformer's
+  auxiliary loss :math:`E \sum_e f_e P_e` (``eq-moe-balance``).
+
+Every function validates its inputs and raises ``ValueError`` or ``TypeError``
+naming the offending argument.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from scipy.special import logsumexp
+
+__all__ = [
+    "softmax",
+    "softmax_gate",
+    "linear_gaussian_log_density",
+    "mixture_log_likelihood",
+    "responsibilities",
+    "gate_objective",
+    "top_k_route",
+    "top_k_gate",
+    "expert_load",
+    "load_balancing_loss",
+]
+
+
+# --- validation -------------------------------------------------------------------------
+
+
+def _real_array(a: Any, name: str, ndim: int | None = None) -> np.ndarray:
+    if a is None:
+        raise TypeError(f"{name} must be an array of real numbers, got None.")
+    arr = np.asarray(a)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}.")
+    return arr
+
+
+def _gate_array(gate: Any, name: str = "gate") -> np.ndarray:
+    """A matrix of gate probabilities: non-negative rows, each summing to one."""
+    G = _real_array(gate, name, ndim=2)
+    if G.shape[0] == 0 or G.shape[1] == 0:
+        raise ValueError(f"{name} must have at least one row and one expert, got shape {G.shape}.")
+    if not np.all(np.isfinite(G)) or np.any(G < 0):
+        raise ValueError(f"{name} must contain finite, non-negative probabilities.")
+    if not np.allclose(G.sum(axis=1), 1.0, rtol=0, atol=1e-8):
+        raise ValueError(f"{name} must have rows summing to 1 (a probability for each expert).")
+    return G
+
+
+def _check_k(k: Any, n_experts: int) -> int:
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise TypeError(f"k must be an int, got {k!r} of type {type(k).__name__}.")
+    if not 1 <= int(k) <= n_experts:
+        raise ValueError(f"k must be an integer in [1, {n_experts}] (the number of experts), got {k}.")
+    return int(k)
+
+
+# --- the gate ---------------------------------------------------------------------------
+
+
+def softmax(S: Any) -> np.ndarray:
+    r"""Row-wise softmax :math:`\exp(s_{ie}) / \sum_f \exp(s_{if})` of scores ``S`` (n, E).
+
+    Computed after subtracting each row's maximum, so large scores do not overflow.
+    """
+    S = _real_array(S, "S", ndim=2)
+    if not np.all(np.isfinite(S)):
+        raise ValueError("S must contain only finite scores.")
+    Z = np.exp(S - S.max(axis=1, keepdims=True))
+    return Z / Z.sum(axis=1, keepdims=True)
+
+
+def _with_intercept(X: np.ndarray) -> np.ndarray:
+    return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+def softmax_gate(X: Any, V: Any) -> np.ndarray:
+    r"""The softmax gate :math:`g(x) = \operatorname{softmax}(V \tilde x)`, :math:`\tilde x = (1, x)`.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    V : array-like of shape (E, d + 1)
+        Row ``e`` holds expert ``e``'s gate intercept (column 0) and slopes.
+
+    Returns
+    -------
+    G : ndarray of shape (n, E)
+        ``G[i, e] = g_e(x_i)``; every row is a probability vector (equation ``eq-moe-gate``).
+    """
+    X = _real_array(X, "X", ndim=2)
+    V = _real_array(V, "V", ndim=2)
+    if V.shape[1] != X.shape[1] + 1:
+        raise ValueError(f"V must have d + 1 = {X.shape[1] + 1} columns (intercept and one "
+                         f"slope per feature of X), got shape {V.shape}.")
+    return softmax(_with_intercept(X) @ V.T)
+
+
+# --- experts and the likelihood -----------------------------------------------------------
+
+
+def linear_gaussian_log_density(X: Any, y: Any, W: Any, sigma2: Any) -> np.ndarray:
+    r"""Log-densities :math:`\log N(y_i;\, w_e \cdot \tilde x_i,\, \sigma_e^2)` of linear-Gaussian experts.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    y : array-like of shape (n,)
+    W : array-like of shape (E, d + 1)
+        Expert ``e`` predicts :math:`w_e \cdot \tilde x` (intercept in column 0).
+    sigma2 : array-like of shape (E,)
+        The experts' noise variances (> 0).
+
+    Returns
+    -------
+    ndarray of shape (n, E)
+    """
+    X = _real_array(X, "X", ndim=2)
+    y = _real_array(y, "y", ndim=1)
+    W = _real_array(W, "W", ndim=2)
+    s2 = _real_array(sigma2, "sigma2", ndim=1)
+    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must have one value per row of X ({X.shape[0]}), got {y.shape[0]}.")
+    if W.shape[1] != X.shape[1] + 1:
+        raise ValueError(f"W must have d + 1 = {X.shape[1] + 1} columns, got shape {W.shape}.")
+    if s2.shape[0] != W.shape[0] or not np.all(s2 > 0):
+        raise ValueError(f"sigma2 must hold {W.shape[0]} positive variances, got {s2}.")
+    residual = y[:, None] - _with_intercept(X) @ W.T
+    return -0.5 * (np.log(2 * np.pi * s2) + residual**2 / s2)
+
+
+def _log_joint(gate: Any, log_density: Any) -> np.ndarray:
+    G = _gate_array(gate)
+    L = _real_array(log_density, "log_density", ndim=2)
+    if L.shape != G.shape:
+        raise ValueError(f"log_density must have the shape of gate {G.shape}, got {L.shape}.")
+    if np.any(np.isnan(L)) or np.any(L == np.inf):
+        raise ValueError("log_density must not contain NaN or +inf.")
+    with np.errstate(divide="ignore"):
+        return np.log(G) + L
+
+
+def mixture_log_likelihood(gate: Any, log_density: Any) -> float:
+    r"""The mixture's log-likelihood :math:`\sum_i \log \sum_e g_e(x_i)\, p_e(y_i \mid x_i)`.
+
+    Parameters
+    ----------
+    gate : array-like of shape (n, E)
+        Gate probabilities ``g_e(x_i)`` (rows sum to one).
+    log_density : array-like of shape (n, E)
+        ``log p_e(y_i | x_i)``.
+
+    Notes
+    -----
+    Equation ``eq-moe-likelihood``, summed over the sample, computed with
+    ``logsumexp`` so that tiny densities do not underflow.
+    """
+    return float(np.sum(logsumexp(_log_joint(gate, log_density), axis=1)))
+
+
+def responsibilities(gate: Any, log_density: Any) -> np.ndarray:
+    r"""EM's E-step: :math:`r_{ie} = g_e(x_i) p_e(y_i \mid x_i) / \sum_f g_f(x_i) p_f(y_i \mid x_i)`.
+
+    The posterior probability that expert ``e`` produced :math:`y_i`, by Bayes'
+    rule with the gate as prior (equation ``eq-moe-responsibility``).
+
+    Parameters
+    ----------
+    gate : array-like of shape (n, E)
+    log_density : array-like of shape (n, E)
+
+    Returns
+    -------
+    R : ndarray of shape (n, E); every row sums to one.
+    """
+    log_joint = _log_joint(gate, log_density)
+    return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+
+
+def gate_objective(gate: Any, resp: Any) -> float:
+    r"""The gate's part of EM's expected log-likelihood, :math:`\sum_i \sum_e r_{ie} \log g_e(x_i)`.
+
+    Parameters
+    ----------
+    gate : array-like of shape (n, E)
+    resp : array-like of shape (n, E)
+        Responsibilities (rows sum to one).
+    """
+    G = _gate_array(gate)
+    R = _gate_array(resp, "resp")
+    if R.shape != G.shape:
+        raise ValueError(f"resp must have the shape of gate {G.shape}, got {R.shape}.")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(R > 0, R * np.log(G), 0.0)
+    return float(np.sum(terms))
+
+
+# --- sparse routing --------------------------------------------------------------------------
+
+
+def top_k_route(gate: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
+    r"""Route each input to its ``k`` experts of largest gate value, renormalised.
+
+    Parameters
+    ----------
+    gate : array-like of shape (n, E)
+    k : int in [1, E]
+
+    Returns
+    -------
+    experts : ndarray of int, shape (n, k)
+        The chosen experts of each row, by decreasing gate value (ties to the
+        lower index).
+    weights : ndarray of shape (n, k)
+        :math:`\tilde g_e(x) = g_e(x) / \sum_{f \in T_k(x)} g_f(x)` for the chosen
+        experts (equation ``eq-moe-topk``); every row sums to one.
+    """
+    G = _gate_array(gate)
+    k = _check_k(k, G.shape[1])
+    experts = np.argsort(-G, axis=1, kind="stable")[:, :k]
+    chosen = np.take_along_axis(G, experts, axis=1)
+    total = chosen.sum(axis=1, keepdims=True)
+    # a row whose k largest values are all zero cannot happen: its largest is >= 1/E
+    return experts, chosen / total
+
+
+def top_k_gate(gate: Any, k: int) -> np.ndarray:
+    r"""The sparse gate of equation ``eq-moe-topk`` as a dense (n, E) matrix.
+
+    Entry ``(i, e)`` is :math:`g_e(x_i) / \sum_{f \in T_k(x_i)} g_f(x_i)` when ``e``
+    is among the ``k`` largest gate values of row ``i``, and 0 otherwise.
+    """
+    G = _gate_array(gate)
+    experts, weights = top_k_route(G, k)
+    sparse = np.zeros_like(G)
+    np.put_along_axis(sparse, experts, weights, axis=1)
+    return sparse
+
+
+def _assignment_array(assignment: Any, n_rows: int, n_experts: int) -> np.ndarray:
+    A = np.asarray(assignment)
+    if A.dtype.kind not in "iu":
+        raise TypeError(f"assignment must contain integer expert indices, got dtype {A.dtype}.")
+    if A.ndim == 1:
+        A = A[:, None]
+    if A.ndim != 2 or A.shape[0] != n_rows or A.shape[1] == 0:
+        raise ValueError(f"assignment must have shape ({n_rows},) or ({n_rows}, k), "
+                         f"got {np.shape(assignment)}.")
+    if np.any(A < 0) or np.any(A >= n_experts):
+        raise ValueError(f"assignment must hold expert indices in [0, {n_experts - 1}].")
+    return A
+
+
+def expert_load(assignment: Any, n_experts: int) -> np.ndarray:
+    r"""The fraction :math:`f_e` of routed slots sent to each expert.
+
+    Parameters
+    ----------
+    assignment : array-like of int, shape (n,) or (n, k)
+        The expert(s) each input is sent to.
+    n_experts : int
+
+    Returns
+    -------
+    f : ndarray of shape (n_experts,), summing to one.
+    """
+    if isinstance(n_experts, bool) or not isinstance(n_experts, (int, np.integer)) or n_experts < 1:
+        raise ValueError(f"n_experts must be a positive int, got {n_experts!r}.")
+    A = np.asarray(assignment)
+    A = _assignment_array(A, A.shape[0] if A.ndim else 0, int(n_experts))
+    return np.bincount(A.ravel(), minlength=int(n_experts)) / A.size
+
+
+def load_balancing_loss(gate: Any, assignment: Any) -> float:
+    r"""The Switch Transformer's load-balancing loss :math:`E \sum_e f_e P_e`.
+
+    Parameters
+    ----------
+    gate : array-like of shape (n, E)
+        The router's probabilities :math:`g_e(x_i)`.
+    assignment : array-like of int, shape (n,) or (n, k)
+        The expert(s) each input is dispatched to (the arg-max of the gate for
+        the Switch Transformer's top-1 routing).
+
+    Returns
+    -------
+    float
+        :math:`E \sum_e f_e P_e` with :math:`f_e` the fraction of routed slots
+        sent to expert :math:`e` and :math:`P_e = \frac1n \sum_i g_e(x_i)` the
+        router's mean probability for it (equation ``eq-moe-balance``). It equals
+        1 when the routing is balanced (:math:`f_e = 1/E`) and, when
+        :math:`f = P`, it is :math:`E \sum_e P_e^2 \ge 1`.
+    """
+    G = _gate_array(gate)
+    n_experts = G.shape[1]
+    f = expert_load(_assignment_array(assignment, G.shape[0], n_experts), n_experts)
+    P = G.mean(axis=0)
+    return n_experts * float(f @ P)
