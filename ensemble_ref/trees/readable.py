@@ -35,7 +35,8 @@ import numpy as np
 
 __all__ = ["Node", "gini", "entropy", "misclassification", "squared_error", "node_impurity",
            "best_split", "grow_tree", "predict", "leaves", "n_leaves", "pruning_path", "prune",
-           "exhaustive_splits", "PruningPath", "Splits"]
+           "exhaustive_splits", "min_cost_complexity", "cost_complexity", "PruningPath",
+           "Splits"]
 
 EPSILON = np.finfo(float).eps  # a node whose impurity is at most this is pure
 
@@ -218,6 +219,25 @@ def prune(tree: Node, alpha: float) -> Node:
     while not tree.is_leaf and min(_link_alpha(t, tree.n) for t in _inner_nodes(tree)) <= alpha:
         _collapse_weakest(tree, tree.n)
     return tree
+
+
+def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float:
+    """min over all pruned subtrees T of R(T) + alpha |T|, by brute force over subtrees.
+
+    A subtree of ``node`` either stops at ``node`` (cost R(t) + alpha) or keeps
+    its split and prunes both children as well as they can be pruned.
+    """
+    N = node.n if N is None else N
+    stop = _cost(node, N) + alpha
+    if node.is_leaf:
+        return stop
+    return min(stop, min_cost_complexity(node.left, alpha, N)
+               + min_cost_complexity(node.right, alpha, N))
+
+
+def cost_complexity(tree: Node, alpha: float) -> float:
+    """R_alpha(T) = R(T) + alpha |T| of the tree as it stands (eq-tree-cost-complexity)."""
+    return sum(_cost(leaf, tree.n) for leaf in leaves(tree)) + alpha * n_leaves(tree)
 
 
 # --- brute force ---------------------------------------------------------------------------
