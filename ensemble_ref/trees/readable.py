@@ -35,8 +35,8 @@ import numpy as np
 
 __all__ = ["Node", "gini", "entropy", "misclassification", "squared_error", "node_impurity",
            "best_split", "grow_tree", "predict", "leaves", "n_leaves", "pruning_path", "prune",
-           "exhaustive_splits", "min_cost_complexity", "cost_complexity", "PruningPath",
-           "Splits"]
+           "exhaustive_splits", "impurity_decrease", "bootstrap_nearest_weights",
+           "min_cost_complexity", "cost_complexity", "PruningPath", "Splits"]
 
 EPSILON = np.finfo(float).eps  # a node whose impurity is at most this is pure
 
@@ -66,6 +66,14 @@ def squared_error(y) -> float:
     """Mean squared deviation of the targets from their mean (eq-tree-sse)."""
     y = np.asarray(y, dtype=float)
     return np.mean((y - y.mean()) ** 2)
+
+
+def impurity_decrease(counts_left, counts_right, impurity=gini) -> float:
+    """i(t) - (W_L/W_t) i(L) - (W_R/W_t) i(R) for a node split into two children (eq-tree-impurity-decrease)."""
+    cl, cr = np.asarray(counts_left, dtype=float), np.asarray(counts_right, dtype=float)
+    W_L, W_R = cl.sum(), cr.sum()
+    W = W_L + W_R
+    return impurity(cl + cr) - W_L / W * impurity(cl) - W_R / W * impurity(cr)
 
 
 IMPURITIES = {"gini": gini, "entropy": entropy, "misclassification": misclassification}
@@ -238,6 +246,17 @@ def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float
 def cost_complexity(tree: Node, alpha: float) -> float:
     """R_alpha(T) = R(T) + alpha |T| of the tree as it stands (eq-tree-cost-complexity)."""
     return sum(_cost(leaf, tree.n) for leaf in leaves(tree)) + alpha * n_leaves(tree)
+
+
+# --- a full tree on one feature under the bootstrap ----------------------------------------
+def bootstrap_nearest_weights(N: int) -> np.ndarray:
+    """P(the k-th nearest of N points is the nearest one in a bootstrap sample), k = 1..N.
+
+    The k - 1 nearer points are all absent with probability (1 - (k-1)/N)^N, so
+    pi_k = (1 - (k-1)/N)^N - (1 - k/N)^N (eq-tree-bagged-nn).
+    """
+    k = np.arange(1, N + 1)
+    return (1 - (k - 1) / N) ** N - (1 - k / N) ** N
 
 
 # --- brute force ---------------------------------------------------------------------------
