@@ -74,6 +74,13 @@ MUTANTS = [
            "ensemble_ref.mean_vote_variance",
            "v / n + (n - 1) / n * c * v", "v / n + c * v",
            "the variance of the mean vote without the (n - 1)/n factor on the correlation"),
+    # --- the base learner ------------------------------------------------------------------
+    Mutant("gini-unsquared", "book/03b_decision_trees.md", "ensemble_ref.tree.gini_impurity",
+           "sq = sq + c_k * c_k", "sq = sq + c_k * W",
+           "the Gini impurity as 1 - sum_k p_k, without the squares (0 for every node)"),
+    Mutant("entropy-in-nats", "book/03b_decision_trees.md", "ensemble_ref.tree.entropy_impurity",
+           "p * (np.log(p) / np.log(2.0))", "p * np.log(p)",
+           "the entropy in nats where the book (and its splits' reported values) use bits"),
     # --- parallel ensembles -----------------------------------------------------------------
     Mutant("oob-picked", "book/04_bagging_oob.md", "ensemble_ref.oob_fraction_exact",
            "P = np.exp(N * np.log1p(-1.0 / N))", "P = -np.expm1(N * np.log1p(-1.0 / N))",
