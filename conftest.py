@@ -102,6 +102,26 @@ def built_book() -> Path:
     return HTML
 
 
+@pytest.fixture(scope="session")
+def fresh_env(tmp_path_factory) -> dict:
+    """Every chapter executed once in a fresh environment made from requirements.txt.
+
+    The second and last execution of the chapters in a test run (the first is the
+    book build); used by the Binder test and the reproducibility test.
+    """
+    sys.path.insert(0, str(ROOT / "tests"))
+    import fresh_env as fresh
+
+    start = time.perf_counter()
+    try:
+        return fresh.run(tmp_path_factory.mktemp("fresh-env"))
+    finally:
+        _FRESH_SECONDS.append(time.perf_counter() - start)
+
+
+_FRESH_SECONDS: list[float] = []
+
+
 # ---------------------------------------------------------------- time per stage
 
 STAGE_OF_FILE = {
@@ -112,6 +132,7 @@ STAGE_OF_FILE = {
     "test_properties.py": "properties (hypothesis)",
     "test_hostile_inputs.py": "hostile inputs",
     "test_mutations.py": "mutation test",
+    "test_binder_env.py": "fresh environment (Binder)",
 }
 # Test files that execute chapters or build the book: the "book" layer
 # (``pytest -m "not book"`` runs the fast layer alone).
@@ -119,7 +140,7 @@ BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "tes
               "test_student_build.py", "test_student_notebooks.py", "test_publishing.py"}
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build", "browser",
-               "reproducibility", "mutation test"]
+               "fresh environment (Binder)", "reproducibility", "mutation test"]
 _stage_seconds: defaultdict[str, float] = defaultdict(float)
 _stage_tests: Counter[str] = Counter()
 _clock: dict[str, float] = {}
@@ -146,6 +167,10 @@ def pytest_runtest_logreport(report):
         build = _BUILD_SECONDS.pop()  # the build ran inside this set-up
         _stage_seconds["book build"] += build
         duration = max(0.0, duration - build)
+    if report.when == "setup" and _FRESH_SECONDS:
+        fresh = _FRESH_SECONDS.pop()  # the fresh environment was made inside this set-up
+        _stage_seconds["fresh environment (Binder)"] += fresh
+        duration = max(0.0, duration - fresh)
     stage = _stage(report)
     _stage_seconds[stage] += duration
     if report.when == "call":

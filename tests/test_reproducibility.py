@@ -5,7 +5,9 @@ numbers, tables and glued values must not change from one execution to the
 next. The first execution is the book build's own (the strict build of the
 session fixture ``built_book`` stores each executed chapter in the execution
 cache ``_build/.jupyter_cache``, read here through jupyter-cache); the second is
-a fresh execution of the same source with nbclient, two chapters at a time.
+the execution of every chapter's ``.ipynb`` in a fresh environment made from
+``requirements.txt`` (the session fixture ``fresh_env``, which the Binder test
+shares), so no chapter is executed a third time.
 
 The outputs compared are the text ones: streams (stdout and stderr, each
 joined per cell, since how a stream is split into chunks depends on timing),
@@ -18,11 +20,8 @@ placeholders.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import sys
-import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -34,7 +33,6 @@ CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 IDS = [md.stem for md in CHAPTERS]
 CACHE = ROOT / "_build" / ".jupyter_cache"
 TEXT_MIMES = ("text/plain", "text/html", "text/markdown", "text/latex")
-TIMEOUT = 600  # seconds per cell, as for nbval
 
 NOISE = [
     (re.compile(r"0x[0-9a-fA-F]{6,16}"), "0x<address>"),  # object reprs
@@ -109,38 +107,16 @@ def build_execution(md: Path):
     return cache.get_cache_bundle(record.pk).nb
 
 
-def fresh_execution(md: Path):
-    """Execute a chapter's source from scratch in its own folder, as the build does."""
-    from nbclient import NotebookClient
-
-    nb = read_chapter(md)
-    NotebookClient(nb, timeout=TIMEOUT, kernel_name="python3", allow_errors=False,
-                   resources={"metadata": {"path": str(md.parent)}}).execute()
-    return nb
-
-
 @pytest.fixture(scope="module")
-def fresh_executions(built_book):
-    """Every chapter executed once more, two at a time (the machine has two cores)."""
-    from ensemble_ref.harness.claims import LEDGER_ENV
+def fresh_executions(built_book, fresh_env):
+    """Every chapter as executed in the fresh environment (or the reason it is missing)."""
+    import nbformat
 
-    with tempfile.TemporaryDirectory(prefix="claims-") as ledger:
-        saved = os.environ.get(LEDGER_ENV)
-        os.environ[LEDGER_ENV] = ledger  # as in the build, without touching _build/claims
-        try:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                futures = {md: pool.submit(fresh_execution, md) for md in CHAPTERS}
-                results = {}
-                for md, future in futures.items():
-                    try:
-                        results[md] = future.result()
-                    except Exception as exc:  # reported by that chapter's test
-                        results[md] = exc
-        finally:
-            if saved is None:
-                os.environ.pop(LEDGER_ENV, None)
-            else:
-                os.environ[LEDGER_ENV] = saved
+    results = {}
+    for md in CHAPTERS:
+        path = fresh_env["executed"] / md.with_suffix(".ipynb").name
+        results[md] = (nbformat.read(path, as_version=4) if path.exists() else RuntimeError(
+            "no execution in the fresh environment:\n" + fresh_env["stderr"][-3000:]))
     return results
 
 
