@@ -29,10 +29,17 @@ of every threshold between two different values (``tree_method="exact"``); the
 histogram method does the same on at most ``max_bin`` quantile bins per feature
 (``tree_method="hist"``). A node is split on its best candidate when that
 candidate's bracket exceeds ``1e-6`` and both children have hessian sums of at
-least ``min_child_weight``. After growth, every split whose ``Gain`` (with
-:math:`\gamma`) is negative and whose two children are leaves is removed,
-repeatedly, from the bottom up: a split with a small gain survives if a split
-below it is worth keeping. This is the pruning rule of the xgboost library.
+least ``min_child_weight``. The penalty :math:`\gamma` acts as in the xgboost
+library, whose rule depends on the tree method:
+
+* ``tree_method="exact"`` grows, then prunes: after growth, every split whose
+  ``Gain`` (with :math:`\gamma`) is negative and whose two children are leaves is
+  removed, repeatedly, from the bottom up, so a split with a small gain survives
+  if a split below it is worth keeping (the library's ``prune`` updater);
+* ``tree_method="hist"`` pre-prunes: a node is split only when its best
+  candidate has ``Gain >= 0`` (the library's ``loss_chg >= min_split_loss``, as
+  its ``hist`` and ``approx`` methods do), so a split with a negative gain is
+  never made, whatever lies below it.
 
 **Missing values.** ``NaN`` marks a missing feature value. Each split learns a
 default direction: the scan is run with the missing values on the right and on
@@ -440,6 +447,8 @@ def _grow_tree(data: _Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
         for s, (node_id, split) in enumerate(zip(level, splits)):
             if split is None:
                 continue
+            if p["tree_method"] == "hist" and 0.5 * split[4] - p["gamma"] < 0:
+                continue  # hist pre-prunes: a split with Gain < 0 is never made
             node = nodes[node_id]
             f_k, c_lo, default_left, threshold, bracket32, (GL, HL, GR, HR) = split
             seg_rows = S[0, bounds[s]:bounds[s + 1]]
@@ -586,7 +595,10 @@ def _node_weight(G: float, H: float, lam: float, mcw: float) -> float:
 
 
 def _finish_tree(nodes: list, p: dict) -> SecondOrderTree:
-    """Prune splits with negative Gain from the bottom up and pack the nodes into arrays."""
+    """Prune splits with negative Gain from the bottom up and pack the nodes into arrays.
+
+    (After ``hist`` growth every split already has ``Gain >= 0``, so nothing is pruned.)
+    """
     gamma = p["gamma"]
     # Children have larger ids than their parents, so one backward pass prunes bottom-up.
     for node in reversed(nodes):
@@ -665,6 +677,7 @@ class _SecondOrderBooster(BaseEstimator):
             "colsample_bytree": check_float(self.colsample_bytree, "colsample_bytree", low=0.0,
                                             high=1.0, low_open=True),
             "max_bin": check_int(self.max_bin, "max_bin", low=2),
+            "tree_method": self.tree_method,
         }
 
     def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: Any) -> None:
@@ -719,7 +732,8 @@ _BOOSTER_DOC = """
         L2 penalty :math:`\\lambda \\ge 0` on the leaf weights.
     gamma : float, default=0.0
         The book's penalty :math:`\\gamma \\ge 0` per leaf: a split is kept only if its
-        ``Gain`` is not negative (after the bottom-up pruning). The xgboost
+        ``Gain`` is not negative, checked after growth from the bottom up
+        (``"exact"``) or before each split is made (``"hist"``). The xgboost
         library's ``gamma`` is **twice** this value.
     min_child_weight : float, default=1.0
         Minimum hessian sum :math:`H` of each child of a split.
@@ -731,7 +745,8 @@ _BOOSTER_DOC = """
         Initial prediction (a probability for the classifier). ``None`` estimates
         it from the data as xgboost 3.x does (see the module notes).
     tree_method : {"exact", "hist"}, default="exact"
-        Scan every distinct value, or at most ``max_bin`` quantile bins, per feature.
+        Scan every distinct value, or at most ``max_bin`` quantile bins, per feature;
+        also the rule of ``gamma``: prune after growth, or refuse the split.
     max_bin : int, default=256
         Number of bins of ``tree_method="hist"``.
     random_state : None, int or numpy.random.Generator

@@ -142,3 +142,13 @@ def test_mean_and_se_and_notebook_helpers():
         member_outputs(object(), [[0]])
     with pytest.raises(TypeError, match="staged_predict"):
         staged_error_curve(object(), [[0]], [0])
+
+
+def test_numpy_scalars_in_tolerances_keep_the_ledger_json(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEDGER_ENV, str(tmp_path))
+    c = Claims("np", verbose=False)
+    c.at_most("bound", np.float64(0.1), np.float64(0.2), slack=np.float64(0.01),
+              rival=("tighter", np.float64(0.0)))
+    c.close("close", np.float32(1.0), np.float64(1.0), atol=np.float64(0.1), rival=("two", 2.0))
+    rows = [json.loads(x) for x in (tmp_path / "np.jsonl").read_text().splitlines()]
+    assert [r["passed"] for r in rows] == [True, True]

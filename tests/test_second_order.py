@@ -210,6 +210,63 @@ def test_library_gamma_is_twice_the_books():
     assert lib_splits(above)  # with the library, gamma = half bracket does not prune yet
 
 
+def xor_data():
+    """42 points on the corners of a square, XOR targets; one corner has two extra points."""
+    corners = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    counts = [10, 10, 10, 12]
+    return np.repeat(corners, counts, axis=0), np.repeat([-1.0, 1.0, 1.0, -1.0], counts)
+
+
+def library_leaves(model):
+    """Number of leaves of the first tree of a fitted xgboost model."""
+    stack, n = [json.loads(model.get_booster().get_dump(dump_format="json")[0])], 0
+    while stack:
+        node = stack.pop()
+        n += "leaf" in node
+        stack.extend(node.get("children", []))
+    return n
+
+
+def test_gamma_prunes_after_growth_with_exact_and_before_with_hist():
+    """XOR: the root's Gain is negative, the two splits below it are strong."""
+    X, y = xor_data()
+    params = {"n_estimators": 1, "max_depth": 2, "learning_rate": 1.0, "reg_lambda": 1.0,
+              "base_score": 0.0}
+    book_gamma = 0.5  # the root's Gain with gamma = 0 is about 0.04
+    ours = {m: XGBRegressor(tree_method=m, gamma=book_gamma, **params).fit(X, y).trees_[0]
+            for m in ("exact", "hist")}
+    assert ours["exact"].gain[0] < 0 and ours["exact"].n_leaves == 4  # kept: its children are strong
+    assert ours["hist"].n_leaves == 1  # never made
+    lib = {m: library_leaves(xgboost.XGBRegressor(gamma=2 * book_gamma, n_jobs=1, **params,
+                                                  **({} if m == "default" else {"tree_method": m}))
+                             .fit(X, y))
+           for m in ("exact", "hist", "approx", "default")}
+    assert lib == {"exact": 4, "hist": 1, "approx": 1, "default": 1}
+    for m in ("exact", "hist"):  # with gamma = 0 both methods grow the XOR tree
+        assert XGBRegressor(tree_method=m, **params).fit(X, y).trees_[0].n_leaves == 4
+
+
+@pytest.mark.parametrize("gamma", [0.3, 1.0])
+@pytest.mark.parametrize("missing", [0.0, 0.1])
+def test_hist_pre_pruning_matches_xgboost_hist(gamma, missing):
+    """Few distinct values (every value its own bin): ours hist = xgboost hist, not exact."""
+    X, y, yc = data(20, missing=missing)
+    X = np.round(X * 10) / 10  # at most ~60 distinct values per feature, < max_bin
+    params = {"n_estimators": 20, "max_depth": 4, "learning_rate": 0.3, "gamma": gamma}
+    for ours_cls, lib_cls, target in [(XGBRegressor, xgboost.XGBRegressor, y),
+                                      (XGBClassifier, xgboost.XGBClassifier, yc)]:
+        ours = ours_cls(tree_method="hist", **params).fit(X, target)
+        lib_params = dict(params, gamma=2 * gamma, n_jobs=1)
+        hist = lib_cls(tree_method="hist", **lib_params).fit(X, target)
+        exact = lib_cls(tree_method="exact", **lib_params).fit(X, target)
+        out = (lambda m: m.predict(X)) if ours_cls is XGBRegressor else (
+            lambda m: m.predict_proba(X)[:, 1])
+        np.testing.assert_allclose(out(ours), out(hist), atol=1e-5, rtol=0)
+        assert np.max(np.abs(out(ours) - out(exact))) > 1e-2  # the two rules differ here
+        for tree in ours.trees_:  # pre-pruned: every split has Gain >= 0
+            assert np.all(tree.gain[~tree.is_leaf] >= 0)
+
+
 # --- structure and per-round quantities -------------------------------------------------------
 
 

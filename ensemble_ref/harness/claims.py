@@ -122,7 +122,7 @@ def at_most_margin(lhs: Any, rhs: Any, slack: float) -> float:
     """
     gap = float(np.max(np.asarray(lhs, dtype=float) - np.asarray(rhs, dtype=float)))
     if slack > 0:
-        return max(gap / slack, 0.0)
+        return float(max(gap / slack, 0.0))
     return math.inf if gap > 0 else 0.0
 
 
@@ -226,6 +226,8 @@ class Claims:
                 margin: float | None) -> None:
         self.count += 1
         self.last_margin = math.nan if margin is None else margin
+        ok = bool(ok)
+        margin = None if margin is None else float(margin)
         rival_ok = margin is None or margin > 1
         entry = {"chapter": self.chapter, "number": self.count, "statement": statement,
                  "measured": measured, "expected": expected, "tolerance": tolerance,
