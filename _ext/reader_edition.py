@@ -81,11 +81,25 @@ def docstring_math(app, what, name, obj, options, lines: list[str]) -> None:
         lines[i] = TEX_LITERAL_RE.sub(lambda m: f":math:`{m.group(1)}`", line)
 
 
+def book_equation_labels(srcdir: str) -> set[str]:
+    """The labels of the numbered equations in the book's sources."""
+    labels = set()
+    for path in (Path(srcdir) / "book").rglob("*.md"):
+        text = path.read_text(encoding="utf-8")
+        labels.update(re.findall(r"\$\$[ \t]*\((eq-[A-Za-z0-9_-]+)\)", text))
+        labels.update(re.findall(r"^[ \t]*:label:[ \t]*(eq-[A-Za-z0-9_-]+)", text, re.M))
+    return labels
+
+
 def equation_literals(app: Sphinx, doctree: nodes.document) -> None:
     """A literal ``eq-name`` becomes a reference to the equation (its number)."""
+    if not hasattr(app, "reader_equation_labels"):
+        app.reader_equation_labels = book_equation_labels(app.srcdir)
     for literal in list(doctree.findall(nodes.literal)):
         text = literal.astext()
-        if not EQ_LABEL_RE.match(text) or isinstance(literal.parent, nodes.reference):
+        if not EQ_LABEL_RE.match(text) or text not in app.reader_equation_labels:
+            continue
+        if isinstance(literal.parent, nodes.reference):
             continue
         if isinstance(literal.parent, (nodes.literal_block, addnodes.desc_signature)):
             continue
@@ -288,6 +302,39 @@ def launch_buttons(app: Sphinx, pagename, templatename, context, doctree) -> Non
                 item["url"] = re.sub(r"/blob/[^/]+/", f"/blob/{READER_BRANCH}/", url)
 
 
+def latex_numbering(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """In the PDF only the chapters the HTML numbers are numbered (front matter and
+    appendices are not), so chapter, equation, figure and theorem numbers match."""
+    if app.builder.format != "latex":
+        return
+    numbered_before = None
+    for start in list(doctree.findall(addnodes.start_of_file)):
+        doc = start.get("docname")
+        numbered = bool(app.env.toc_secnumbers.get(doc, {}).get(""))
+        if numbered != numbered_before:
+            depth = 2 if numbered else -1
+            start.insert(0, nodes.raw("", f"\\setcounter{{secnumdepth}}{{{depth}}}\n",
+                                      format="latex"))
+            numbered_before = numbered
+    # sphinx-exercise labels an exercise "exercise:<label>" in LaTeX, while references to
+    # it (from its solution) point at "<doc>:<label>": give it that label too.
+    from sphinx_exercise.nodes import exercise_enumerable_node
+
+    for exercise in list(doctree.findall(exercise_enumerable_node)):
+        start = next((a for a in _ancestors(exercise) if isinstance(a, addnodes.start_of_file)),
+                     None)
+        doc = start.get("docname") if start is not None else docname
+        for label in exercise.get("ids", []):
+            exercise.insert(0, nodes.raw(
+                "", f"\\phantomsection\\label{{\\detokenize{{{doc}:{label}}}}}", format="latex"))
+
+
+def _ancestors(node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 def setup(app: Sphinx) -> dict:
     app.connect("doctree-read", fold_code_cells)
     app.connect("doctree-read", equation_literals)
@@ -295,6 +342,7 @@ def setup(app: Sphinx) -> dict:
     app.connect("missing-reference", unknown_equation_literal)
     app.connect("doctree-resolved", section_titles_with_math)
     app.connect("doctree-resolved", figure_alt_text)
+    app.connect("doctree-resolved", latex_numbering)
     app.connect("html-page-context", launch_buttons, priority=600)
     app.connect("build-finished", write_reader_notebooks, priority=400)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
