@@ -290,6 +290,17 @@ def write_reader_notebooks(app: Sphinx, exception) -> None:
         nbformat.write(nb, target)
 
 
+def accessible_html(app: Sphinx, exception) -> None:
+    """docutils marks the bibliography ``role="list"`` without list items (an ARIA error)."""
+    if exception is not None or app.builder.format != "html":
+        return
+    for page in Path(app.outdir).rglob("*.html"):
+        text = page.read_text(encoding="utf-8")
+        fixed = text.replace('<div role="list" class="citation-list">', '<div class="citation-list">')
+        if fixed != text:
+            page.write_text(fixed, encoding="utf-8")
+
+
 def launch_buttons(app: Sphinx, pagename, templatename, context, doctree) -> None:
     """The Binder and Colab buttons open the reader notebook of the page."""
     buttons = context.get("header_buttons") or []
@@ -345,4 +356,5 @@ def setup(app: Sphinx) -> dict:
     app.connect("doctree-resolved", latex_numbering)
     app.connect("html-page-context", launch_buttons, priority=600)
     app.connect("build-finished", write_reader_notebooks, priority=400)
+    app.connect("build-finished", accessible_html)
     return {"version": "0.1", "parallel_read_safe": True, "parallel_write_safe": True}
