@@ -470,10 +470,16 @@ def test_every_page_in_a_browser(browser, built_book):
         for relpath in pages:
             if 'http-equiv="refresh"' in (built_book / relpath).read_text(encoding="utf-8"):
                 continue  # a redirect (the root index.html)
-            tab.page.goto(server.base + relpath, wait_until="load")
-            tab.page.evaluate("async () => { const mj = window.MathJax; "
-                              "if (mj && mj.startup && mj.startup.promise) await mj.startup.promise; }")
-            narrow = width_problems(tab.page)
+            for attempt in range(3):  # a page's own script may navigate (e.g. to an anchor)
+                try:
+                    tab.page.goto(server.base + relpath, wait_until="load")
+                    tab.settle()
+                    tab.page.evaluate("async () => { const mj = window.MathJax; if (mj && "
+                                      "mj.startup && mj.startup.promise) await mj.startup.promise; }")
+                    narrow = width_problems(tab.page)
+                    break
+                except Exception as exc:  # noqa: BLE001 - retried, then reported
+                    narrow = [f"at {NARROW}px: the page could not be measured: {exc}"]
             if relpath in SHOT_CHAPTERS:
                 tab.page.evaluate("() => document.querySelector('div.math')"
                                   "?.scrollIntoView({block: 'center'})")
