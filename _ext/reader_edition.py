@@ -318,13 +318,17 @@ def latex_numbering(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     appendices are not), so chapter, equation, figure and theorem numbers match."""
     if app.builder.format != "latex":
         return
-    numbered_before = None
+    # the root page (its sections come first) is not numbered in the HTML
+    doctree.insert(0, nodes.raw("", "\\setcounter{secnumdepth}{-1}\n", format="latex"))
+    numbered_before, first = False, True
     for start in list(doctree.findall(addnodes.start_of_file)):
         doc = start.get("docname")
         numbered = bool(app.env.toc_secnumbers.get(doc, {}).get(""))
         if numbered != numbered_before:
             depth = 2 if numbered else -1
-            start.insert(0, nodes.raw("", f"\\setcounter{{secnumdepth}}{{{depth}}}\n",
+            reset = "\\setcounter{chapter}{0}" if numbered and first else ""
+            first = first and not numbered
+            start.insert(0, nodes.raw("", f"\\setcounter{{secnumdepth}}{{{depth}}}{reset}\n",
                                       format="latex"))
             numbered_before = numbered
     # sphinx-exercise labels an exercise "exercise:<label>" in LaTeX, while references to
@@ -332,10 +336,9 @@ def latex_numbering(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     from sphinx_exercise.nodes import exercise_enumerable_node
 
     for exercise in list(doctree.findall(exercise_enumerable_node)):
-        start = next((a for a in _ancestors(exercise) if isinstance(a, addnodes.start_of_file)),
-                     None)
-        doc = start.get("docname") if start is not None else docname
+        registry = getattr(app.env, "sphinx_exercise_registry", {})
         for label in exercise.get("ids", []):
+            doc = registry.get(label, {}).get("docname", docname)
             exercise.insert(0, nodes.raw(
                 "", f"\\phantomsection\\label{{\\detokenize{{{doc}:{label}}}}}", format="latex"))
 
