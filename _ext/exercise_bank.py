@@ -28,8 +28,10 @@ from the pages and the search index. This extension then also
   ``tools/student_notebooks.py``.
 
 **Notebook downloads.** Every chapter page offers its ``.ipynb`` in the download
-menu: the paired notebook ``book/NN_name.ipynb`` (what the Colab and Binder
-buttons open) is copied to ``_sources/`` and linked from the page.
+menu: the chapter's reader notebook (``_ext/reader_edition.py``: numbers filled in,
+references resolved, no MyST markup; what the Colab and Binder buttons open) is
+copied to ``_sources/`` and linked from the page; the student edition offers the
+reader notebook without solutions.
 """
 
 from __future__ import annotations
@@ -381,19 +383,26 @@ def build_finished(app: Sphinx, exception: Exception | None) -> None:
         return
     import nbformat
 
+    from reader_edition import collect_refs, tools_module
+
     sources = Path(app.outdir) / "_sources"
     tools = _student_tools(app) if app.config.hide_solutions else None
+    reader = Path(app.outdir).parent / "reader" / "notebooks"
+    refs = collect_refs(app) if tools is not None else None
     for docname in sorted(app.env.found_docs):
         paired = _paired_notebook(app, docname)
         if paired is None:
             continue
         target = sources / f"{docname}.ipynb"
         target.parent.mkdir(parents=True, exist_ok=True)
-        if tools is None:
-            shutil.copyfile(paired, target)
+        if tools is None:  # the reader notebook (_ext/reader_edition.py), else the paired one
+            made = reader / f"{docname}.ipynb"
+            shutil.copyfile(made if made.is_file() else paired, target)
             continue
         source = Path(app.env.doc2path(docname))
-        nbformat.write(tools.student_notebook(source), target)
+        nb = tools_module(app, "reader_notebooks").reader_notebook(
+            tools.student_notebook(source), refs, docname, student=True)
+        nbformat.write(nb, target)
         text = tools.student_markdown(source.read_text(encoding="utf-8"))
         (sources / f"{docname}.md").write_text(text, encoding="utf-8")
 

@@ -14,8 +14,16 @@ browser downloads are never used). For each page the test asserts that
 * every request goes to 127.0.0.1 (MathJax and its fonts included) and succeeds;
   any other request is aborted and reported.
 
+* no element is wider than its column, at 1,400 px and at 412 px (a phone): the
+  page does not scroll sideways, no element of the article sticks out of it, and
+  no box inside it scrolls sideways (display formulas excepted);
+* axe-core (the copy bundled in the pinned ``axe-playwright-python`` package, so
+  nothing is downloaded) finds no serious or critical accessibility violation,
+  and every image has a text alternative.
+
 One screenshot per chapter (the screen around its first displayed formula) is
-saved in ``tests/artifacts/``. A first test runs
+saved in ``tests/artifacts/``, and three chapters are also shot at both widths
+(``*__1400.png``, ``*__412.png``). A first test runs
 the same checks on a deliberately broken page, to show that each check can fail.
 
 If ``/usr/bin/chromium`` is missing the test installs it with apt when it runs as
@@ -49,10 +57,14 @@ ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
 HOST = "127.0.0.1"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-# Browsers ask every site for /favicon.ico by themselves; the book declares no icon,
-# so this one request (not made by the page) may fail.
+# Browsers ask every site for /favicon.ico by themselves (the book declares its icon,
+# _static/favicon.svg, but the broken test page does not), so this request may fail.
 IMPLICIT_REQUESTS = {"/favicon.ico"}
 PAGE_TIMEOUT_MS = 30_000
+WIDE, NARROW = 1400, 412
+SHOT_CHAPTERS = ["book/04_bagging_oob.html", "book/07_adaboost.html",
+                 "book/08_gradient_boosting.html"]
+SERIOUS = ("serious", "critical")
 
 
 # --------------------------------------------------------------------------- set-up
@@ -119,7 +131,7 @@ def browser():
             sync_playwright() as pw:
         context = pw.chromium.launch_persistent_context(
             profile, executable_path=str(executable), headless=True, args=FLAGS,
-            viewport={"width": 1280, "height": 900}, service_workers="block")
+            viewport={"width": WIDE, "height": 900}, service_workers="block")
         context.set_default_timeout(PAGE_TIMEOUT_MS)
         yield context
         context.close()
@@ -200,6 +212,63 @@ async () => {
 """
 
 
+# Elements that stick out of the article's column, and boxes inside it that scroll
+# sideways; returns one description per offender (at most 20).
+MEASURE_WIDTH = r"""
+() => {
+  const out = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > window.innerWidth + 1)
+    out.push(`the page scrolls sideways: ${doc.scrollWidth}px in a ${window.innerWidth}px window`);
+  const col = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
+  const c = col.getBoundingClientRect();
+  const name = el => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") +
+      (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).slice(0, 2).join(".") : "") +
+      " '" + (el.textContent || "").trim().replace(/\s+/g, " ").slice(0, 50) + "'";
+  const scrolls = el => ["auto", "scroll", "hidden"].includes(getComputedStyle(el).overflowX);
+  const inScroller = el => { for (let a = el.parentElement; a && a !== col; a = a.parentElement)
+                               if (scrolls(a)) return true; return false; };
+  for (const el of col.querySelectorAll("*")) {
+    if (out.length >= 20) break;
+    if (el.closest("mjx-container, svg")) continue;
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || r.height === 0) continue;
+    if (scrolls(el) && el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== "hidden")
+      out.push(`scrolls sideways (${el.scrollWidth}px in ${el.clientWidth}px): ${name(el)}`);
+    else if (!inScroller(el) && (r.right > c.right + 2 || r.left < c.left - 2))
+      out.push(`wider than its column (${Math.round(r.left)}..${Math.round(r.right)} outside ${Math.round(c.left)}..${Math.round(c.right)}): ${name(el)}`);
+  }
+  return out;
+}
+"""
+
+
+def axe_source() -> str:
+    """axe-core's script, as bundled in the pinned axe-playwright-python package."""
+    try:
+        import axe_playwright_python
+    except ImportError:
+        pytest.fail("the browser test needs axe-core: python -m pip install -r requirements-dev.txt "
+                    "(package axe-playwright-python)")
+    return (Path(axe_playwright_python.__file__).parent / "axe.min.js").read_text(encoding="utf-8")
+
+
+def accessibility_problems(page, axe: str) -> list[str]:
+    """axe-core's serious and critical violations on the open page."""
+    page.add_script_tag(content=axe)
+    result = page.evaluate("""async () => {
+        const r = await axe.run(document, {resultTypes: ["violations"], preload: false});
+        return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+            nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}));
+    }""")
+    return [f"accessibility ({v['impact']}): {v['id']}: {v['help']} at {v['nodes']}"
+            for v in result if v["impact"] in SERIOUS]
+
+
+def width_problems(page) -> list[str]:
+    return [f"at {page.viewport_size['width']}px: {p}" for p in page.evaluate(MEASURE_WIDTH)]
+
+
 class Tab:
     """One browser tab that records, per visited page, what the checks need.
 
@@ -263,8 +332,8 @@ class Tab:
         self.page.close()
 
 
-def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | None = None
-               ) -> tuple[list[str], dict]:
+def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | None = None,
+               axe: str | None = None) -> tuple[list[str], dict]:
     """Open one page; return the problems found (empty when the page is sound)."""
     tab.problems, tab.requests = [], []
     tab.page.goto(server.base + relpath, wait_until="load")
@@ -278,6 +347,9 @@ def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | N
                           "?.scrollIntoView({block: 'center'})")
         tab.page.screenshot(path=str(screenshot))
     problems, requests = tab.problems, tab.requests
+    problems += width_problems(tab.page)
+    if axe is not None:
+        problems += accessibility_problems(tab.page, axe)
 
     # Formulas.
     static_math = re.search(r'class="math[\s"]', local_file(server.root, info["url"]).read_text(
@@ -331,6 +403,8 @@ BROKEN_PAGE = r"""<!DOCTYPE html>
 <img src="http://192.0.2.1/tracker.png" alt="remote">
 <a href="nowhere.html">a missing page</a> <a href="#no-such-anchor">a missing anchor</a>
 <a href="page.html#there">a good link</a> <p id="there">here</p>
+<main><div style="width: 3000px">a row wider than any column</div>
+<img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="></main>
 <script>callAFunctionThatDoesNotExist();</script>
 <script>console.error("logged error");</script>
 </body></html>
@@ -343,7 +417,7 @@ def test_the_checks_can_fail(browser, tmp_path):
     os.symlink(mathjax_es5_dir(), tmp_path / "mathjax", target_is_directory=True)
     tab = Tab(browser)
     with LocalServer(tmp_path) as server:
-        problems, info = check_page(tab, server, "page.html")
+        problems, info = check_page(tab, server, "page.html", axe=axe_source())
     tab.close()
     report = "\n".join(problems)
     expected = {
@@ -358,6 +432,9 @@ def test_the_checks_can_fail(browser, tmp_path):
         "thrown error": "JavaScript error: callAFunctionThatDoesNotExist is not defined",
         "logged error": "console error: logged error",
         "404": "HTTP 404 for " + server.base + "missing.png",
+        "sideways scroll": "the page scrolls sideways",
+        "wider than the column": "wider than its column",
+        "image without alt text": "accessibility (critical): image-alt",
     }
     missing = [name for name, needle in expected.items() if needle not in report]
     assert not missing, f"not reported: {missing}\nreport:\n{report}"
@@ -376,19 +453,46 @@ def test_every_page_in_a_browser(browser, built_book):
     failures: dict[str, list[str]] = {}
     typeset = 0
     mathjax_requests = 0
+    axe = axe_source()
     tab = Tab(browser)
     with LocalServer(built_book) as server:
         for relpath in pages:
             shot = ARTIFACTS / (relpath[:-5].replace("/", "__") + ".png") if relpath in chapters else None
-            problems, info = check_page(tab, server, relpath, screenshot=shot)
+            problems, info = check_page(tab, server, relpath, screenshot=shot, axe=axe)
             typeset += info["containers"]
             mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
+            if relpath in SHOT_CHAPTERS:
+                tab.page.screenshot(path=str(ARTIFACTS / f"{relpath[:-5].replace('/', '__')}__{WIDE}.png"))
             if problems:
                 failures[relpath] = problems
+        # A phone's width: the same pages, the widths only.
+        tab.page.set_viewport_size({"width": NARROW, "height": 900})
+        for relpath in pages:
+            if 'http-equiv="refresh"' in (built_book / relpath).read_text(encoding="utf-8"):
+                continue  # a redirect (the root index.html)
+            for attempt in range(3):  # a page's own script may navigate (e.g. to an anchor)
+                try:
+                    tab.page.goto(server.base + relpath, wait_until="load")
+                    tab.settle()
+                    tab.page.evaluate("async () => { const mj = window.MathJax; if (mj && "
+                                      "mj.startup && mj.startup.promise) await mj.startup.promise; }")
+                    narrow = width_problems(tab.page)
+                    break
+                except Exception as exc:  # noqa: BLE001 - retried, then reported
+                    narrow = [f"at {NARROW}px: the page could not be measured: {exc}"]
+            if relpath in SHOT_CHAPTERS:
+                tab.page.evaluate("() => document.querySelector('div.math')"
+                                  "?.scrollIntoView({block: 'center'})")
+                tab.page.screenshot(path=str(ARTIFACTS / f"{relpath[:-5].replace('/', '__')}__{NARROW}.png"))
+            if narrow:
+                failures.setdefault(relpath, []).extend(narrow)
+        tab.page.set_viewport_size({"width": WIDE, "height": 900})
     tab.close()
     report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in failures.items())
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n{report}"
     assert typeset > 0 and mathjax_requests > 0, "no formula was typeset by the local MathJax"
-    assert len(list(ARTIFACTS.glob("*.png"))) == len(chapters), "a chapter screenshot is missing"
+    assert len(list(ARTIFACTS.glob("*.png"))) == len(chapters) + 2 * len(SHOT_CHAPTERS), \
+        "a chapter screenshot is missing"
     print(f"{len(pages)} pages checked in Chromium, {typeset} formulas typeset, "
-          f"{len(chapters)} chapter screenshots in {ARTIFACTS.relative_to(ROOT)}")
+          f"{len(chapters)} chapter screenshots in {ARTIFACTS.relative_to(ROOT)}; widths at {WIDE} "
+          f"and {NARROW} px and axe-core (serious, critical) clean")

@@ -40,7 +40,8 @@ def source_digest() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def written(tmp_path_factory) -> Path:
+def written(tmp_path_factory, built_book) -> Path:
+    # the notebooks read like the book: they need the references the build recorded
     before = source_digest()
     out = tmp_path_factory.mktemp("students") / "notebooks"
     proc = run_tool(str(out))

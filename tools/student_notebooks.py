@@ -15,8 +15,12 @@ jupytext and written as ``OUTPUT/NN_name.ipynb`` without outputs, with
 
 and without jupytext's pairing metadata (the notebook stands alone).
 
-All other cells are kept unchanged, in particular the first cell, which installs
-``ensemble_ref`` on Colab when it is missing.
+The notebooks read like the book (``tools/reader_notebooks.py``): glued numbers
+are filled in, references resolved to their numbers and the theorem and exercise
+boxes written as plain Markdown, from the references the book's build recorded in
+``_build/reader/refs.json`` (so the book must be built first). Code cells are kept
+unchanged, in particular the first cell, which installs ``ensemble_ref`` on Colab
+when it is missing.
 
 The sources are never touched: the output folder may not be ``book/``, lie inside
 it or contain it, and an existing non-empty folder is refused unless ``--overwrite``
@@ -180,11 +184,17 @@ def write_student_notebooks(output: Path | str, overwrite: bool = False,
     """Write one student notebook per chapter into ``output``; return their paths."""
     import nbformat
 
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from reader_notebooks import load_refs, reader_notebook
+
     out = check_output_dir(Path(output), overwrite, root)
     sources = chapter_sources(root)
     if not sources:
         raise ValueError(f"no chapter found in {root / '_toc.yml'}.")
-    notebooks = [student_notebook(md) for md in sources]  # all converted before any write
+    refs = load_refs(root / "_build" / "reader" / "refs.json")
+    notebooks = [reader_notebook(student_notebook(md), refs,
+                                 md.relative_to(root).with_suffix("").as_posix(), student=True)
+                 for md in sources]  # all converted before any write
     out.mkdir(parents=True, exist_ok=True)
     written = []
     for md, nb in zip(sources, notebooks):

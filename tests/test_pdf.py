@@ -1,0 +1,91 @@
+"""The PDF edition builds with xelatex from the HTML build's execution cache.
+
+``tools/build_pdf.py`` is run as documented after the strict HTML build (the
+session fixture ``built_book``), so no chapter is executed again. The PDF must
+have a plausible number of pages, contain every chapter's title and number, and
+LaTeX must report no missing glyph and no undefined reference.
+
+TeX Live comes from Debian. When ``xelatex`` is missing the test installs the
+packages with apt if it runs as root (waiting for the dpkg lock held by another
+installation, and saying which step failed), and otherwise fails with the
+command to run; it is never skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from conftest import ROOT, chapter_notebooks  # noqa: E402
+from build_pdf import TEX_PACKAGES, missing_programs  # noqa: E402
+
+
+def ensure_tex() -> None:
+    if not missing_programs():
+        return
+    install = f"apt-get install -y --no-install-recommends {' '.join(TEX_PACKAGES)}"
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")):
+        pytest.fail(f"TeX Live is required for the PDF ({missing_programs()} missing): "
+                    f"sudo apt-get update && sudo {install}")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    lock = ["-o", "DPkg::Lock::Timeout=900"]  # wait for another installation to finish
+    for step in (["apt-get", *lock, "update"], install.split()[:1] + lock + install.split()[1:]):
+        proc = subprocess.run(step, capture_output=True, text=True, timeout=2400, env=env)
+        if proc.returncode != 0:
+            pytest.fail(f"installing TeX Live failed at '{' '.join(step)}' "
+                        f"(exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+    if missing_programs():
+        pytest.fail(f"after '{install}', {missing_programs()} are still missing")
+
+
+@pytest.fixture(scope="module")
+def pdf(built_book) -> dict:
+    ensure_tex()
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "tools/build_pdf.py"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=2400)
+    summary_path = ROOT / "_build" / "pdf" / "summary.json"
+    assert summary_path.is_file(), f"the PDF build failed:\n{(proc.stdout + proc.stderr)[-5000:]}"
+    summary = json.loads(summary_path.read_text())
+    summary["wall_seconds"] = round(time.perf_counter() - start, 1)
+    summary["returncode"] = proc.returncode
+    summary["log"] = (proc.stdout + proc.stderr)[-3000:]
+    return summary
+
+
+def test_pdf_builds_without_missing_glyphs_or_references(pdf):
+    assert not pdf["missing_glyphs"], f"glyphs missing from the fonts: {pdf['missing_glyphs']}"
+    assert not pdf["undefined_references"], f"undefined: {pdf['undefined_references'][:10]}"
+    assert pdf["returncode"] == 0, pdf["log"]
+    assert 100 <= pdf["pages"] <= 1000, f"{pdf['pages']} pages"
+    print(f"PDF: {pdf['pages']} pages in {pdf['wall_seconds']} s")
+
+
+def _plain_tex(text: str) -> str:
+    text = text.replace("\\sphinxhyphen {}", "-").replace("\\sphinxhyphen{}", "-")
+    return re.sub(r"\\[A-Za-z]+\s*|[{}]", "", text).strip()
+
+
+def test_every_chapter_is_in_the_pdf_with_its_number(pdf):
+    toc = (ROOT / "_build" / "latex" / "ensembles-verified.toc").read_text(encoding="utf-8")
+    numbered = {int(n): _plain_tex(t) for n, t in re.findall(
+        r"\\contentsline \{chapter\}\{\\numberline \{(\d+)\}(.*?)\}\{\d+\}\{chapter", toc)}
+    chapters = [nb for nb in chapter_notebooks() if re.match(r"\d\d_", nb.name)]
+    assert chapters
+    for nb in chapters:
+        title = re.search(r"^# (.+)$", nb.with_suffix(".md").read_text(encoding="utf-8"), re.M)
+        number = int(nb.name[:2])
+        assert title, nb
+        assert numbered.get(number, "").replace(" ", "") == title.group(1).replace(" ", ""), \
+            f"chapter {number} ({title.group(1)}) is not numbered {number} in the PDF: {numbered}"
+    assert len(numbered) == len(chapters), f"only the chapters are numbered: {numbered}"

@@ -1,0 +1,93 @@
+"""Reader notebooks: what the launch buttons, the downloads and the student notebooks give.
+
+After the strict build (session fixture ``built_book``), every chapter's reader
+notebook (``_build/reader/notebooks``; the same file is the page's ``.ipynb``
+download) is converted to Markdown (jupytext's ``md`` format) and must contain no MyST role,
+directive or label target, and every glued number of the chapter as its value.
+Its code cells must be the chapter's code cells, unchanged and in order, so it
+runs as the chapter runs under nbval; one chapter's reader notebook is executed
+here to show it. The launch buttons must open the reader-notebooks branch.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from conftest import ROOT, chapter_notebooks  # noqa: E402
+from reader_notebooks import MYST_SYNTAX_RE, convert_markdown, format_glue, Resolver  # noqa: E402
+
+CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
+GLUE_RE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
+
+
+def reader(md: Path) -> Path:
+    return ROOT / "_build" / "reader" / "notebooks" / md.relative_to(ROOT).with_suffix(".ipynb")
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_reader_notebook_has_no_myst_and_every_number(md, built_book):
+    import jupytext
+    import nbformat
+    nb = nbformat.read(reader(md), as_version=4)
+    nbformat.validate(nb)
+    markdown = jupytext.writes(nb, fmt="md")
+    prose = re.sub(r"```.*?```", "", markdown, flags=re.S)
+    leftovers = [m.group(0) for m in MYST_SYNTAX_RE.finditer(prose)]
+    assert not leftovers, f"MyST syntax left in {md.name}: {leftovers[:5]}"
+    refs = json.loads((ROOT / "_build" / "reader" / "refs.json").read_text())
+    docname = md.relative_to(ROOT).with_suffix("").as_posix()
+    text = md.read_text(encoding="utf-8")
+    for name, fmt in GLUE_RE.findall(text):
+        value = format_glue(refs["glue"][docname][name], fmt or "")
+        assert value in markdown, f"{md.name}: glued {name} ({value}) is not in the notebook"
+    source = jupytext.read(md)
+    assert [c.source for c in nb.cells if c.cell_type == "code"] == \
+        [c.source for c in source.cells if c.cell_type == "code"], "code cells changed"
+    assert "jupytext" not in nb.metadata
+    # the page's download is this notebook
+    download = built_book / "_sources" / md.relative_to(ROOT).with_suffix(".ipynb")
+    assert download.read_bytes() == reader(md).read_bytes()
+
+
+def test_launch_buttons_open_the_reader_notebooks(built_book):
+    page = (built_book / "book" / "08_gradient_boosting.html").read_text(encoding="utf-8")
+    assert "mybinder.org/v2/gh/ensembles-verified/ensembles-verified/reader-notebooks?" in page
+    assert "colab.research.google.com/github/ensembles-verified/ensembles-verified/blob/" \
+           "reader-notebooks/book/08_gradient_boosting.ipynb" in page
+
+
+def test_a_reader_notebook_executes(built_book):
+    import nbformat
+    from nbclient import NotebookClient
+
+    md = ROOT / "book" / "06_voting_stacking.md"
+    nb = nbformat.read(reader(md), as_version=4)
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(md.parent)}}).execute()
+    assert any(c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def test_conversion_of_each_construct():
+    refs = {"baseurl": "https://x.org/", "labels": {
+        "eq-a": {"doc": "book/c", "id": "equation-eq-a", "kind": "equation", "number": "2.1"},
+        "thm-a": {"doc": "book/c", "id": "thm-a", "kind": "theorem", "number": "2.3"},
+        "ex-a": {"doc": "book/c", "id": "ex-a", "kind": "exercise", "number": "2.4"},
+        "fig-a": {"doc": "book/d", "id": "fig-a", "kind": "figure", "number": "3.1"}},
+        "docs": {}, "glue": {"book/c": {"v": "0.12345"}},
+        "bib": {"k": {"short": "Breiman", "year": "1996", "full": "x"}}}
+    text = ("(sec-x)=\n## T\n\nSee {eq}`eq-a`, {prf:ref}`thm-a`, {ref}`ex-a`, {numref}`fig-a`, "
+            "value {glue:text}`v:.2f` {cite}`k`.\n\n:::{prf:theorem} Name\n:label: thm-a\n\n"
+            "$$\nx = 1\n$$ (eq-a)\n:::\n\n:::{solution} ex-a\n:class: dropdown\n\nS\n:::\n")
+    out = convert_markdown(text, Resolver(refs, "book/c"))
+    assert "(2.1)" in out and "Theorem 2.3" in out and "Exercise 2.4" in out
+    assert "[Figure 3.1](https://x.org/book/d.html#fig-a)" in out and "0.12" in out
+    assert "[Breiman, 1996]" in out and "\\tag{2.1}" in out and "<details>" in out
+    assert not MYST_SYNTAX_RE.search(out), out
+    assert "<details>" not in convert_markdown(text, Resolver(refs, "book/c"), student=True)

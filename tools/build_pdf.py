@@ -1,0 +1,105 @@
+"""Build the PDF edition of the book: ``_build/pdf/ensembles-verified.pdf``.
+
+Usage (from the repository root, after the HTML build, whose execution cache it reuses)::
+
+    python tools/build_pdf.py
+
+Two steps, the way QuantEcon's lectures make their PDF:
+
+1. ``jupyter-book build . --builder latex -W -n --keep-going`` writes LaTeX to
+   ``_build/latex`` from the same sources and the same execution cache
+   (``_build/.jupyter_cache``), so no chapter is executed again; glued numbers and
+   figures come from the cached outputs. Only the chapters the HTML numbers are
+   numbered (``_ext/reader_edition.py``), so every number matches the HTML.
+2. ``xelatex``, ``xindy`` and ``xelatex`` twice typeset it with Debian's TeX Live (packages
+   ``texlive-xetex texlive-latex-recommended texlive-latex-extra
+   texlive-fonts-recommended fonts-freefont-otf latexmk xindy``).
+
+The build fails when LaTeX stops, when a glyph is missing from the fonts
+("Missing character") or when a reference is left undefined. A summary (pages,
+seconds, warnings) is written to ``_build/pdf/summary.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LATEX = ROOT / "_build" / "latex"
+OUT = ROOT / "_build" / "pdf"
+NAME = "ensembles-verified"
+TEX_PACKAGES = ["texlive-xetex", "texlive-latex-recommended", "texlive-latex-extra",
+                "texlive-fonts-recommended", "fonts-freefont-otf", "latexmk", "xindy"]
+
+
+def jupyter_book() -> str:
+    exe = Path(sys.executable).with_name("jupyter-book")
+    return str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book")
+
+
+def missing_programs() -> list[str]:
+    return [p for p in ("xelatex", "latexmk", "xindy") if shutil.which(p) is None]
+
+
+def build(timeout: int = 1800) -> dict:
+    if missing_programs():
+        raise RuntimeError(f"missing {missing_programs()}: install TeX Live with "
+                           f"'apt-get install -y {' '.join(TEX_PACKAGES)}'")
+    start = time.perf_counter()
+    proc = subprocess.run([jupyter_book(), "build", ".", "--builder", "latex", "-W", "-n",
+                           "--keep-going"], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+    (ROOT / "_build").mkdir(exist_ok=True)
+    (ROOT / "_build" / "latex-build.log").write_text(proc.stdout + proc.stderr)
+    if proc.returncode != 0:
+        raise RuntimeError("the LaTeX build failed:\n" + (proc.stdout + proc.stderr)[-5000:])
+    sphinx_seconds = time.perf_counter() - start
+    # xelatex, the index (xindy, as Sphinx's Makefile configures it), then xelatex twice
+    # for the references: a fixed sequence, each step's output kept.
+    xelatex = ["xelatex", "-interaction=nonstopmode", "-halt-on-error", f"{NAME}.tex"]
+    xindy = ["xindy", "-L", "english", "-C", "utf8", "-M", "sphinx.xdy", "-o", f"{NAME}.ind",
+             f"{NAME}.idx"]
+    for step in (xelatex, xindy, xelatex, xelatex):
+        tex = subprocess.run(step, cwd=LATEX, capture_output=True, text=True, timeout=timeout)
+        if tex.returncode != 0:
+            break
+    log = (LATEX / f"{NAME}.log").read_text(encoding="utf-8", errors="replace") \
+        if (LATEX / f"{NAME}.log").is_file() else ""
+    pdf = LATEX / f"{NAME}.pdf"
+    if tex.returncode != 0 or not pdf.is_file():
+        raise RuntimeError("xelatex failed:\n" + (tex.stdout + tex.stderr)[-3000:] + log[-3000:])
+    log = re.sub(r"(?<=[^\n]{79})\n", "", log)  # TeX wraps its log at 79 characters
+    pages = re.findall(r"Output written on .*?\((\d+) pages?", log)
+    missing = sorted(set(re.findall(r"Missing character: There is no (.+?) in font", log)))
+    undefined = sorted(set(re.findall(r"(?:Reference|Citation|Hyper reference) `([^']+)' on "
+                                      r"page \d+ undefined", log)))
+    OUT.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(pdf, OUT / f"{NAME}.pdf")
+    summary = {"pdf": str((OUT / f"{NAME}.pdf").relative_to(ROOT)),
+               "pages": int(pages[-1]) if pages else 0,
+               "seconds": round(time.perf_counter() - start, 1),
+               "sphinx_seconds": round(sphinx_seconds, 1),
+               "missing_glyphs": missing, "undefined_references": undefined}
+    (OUT / "summary.json").write_text(json.dumps(summary, indent=1))
+    return summary
+
+
+def main() -> int:
+    try:
+        summary = build()
+    except RuntimeError as exc:
+        print(f"build_pdf: error: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(summary, indent=1))
+    bad = summary["missing_glyphs"] or summary["undefined_references"]
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
