@@ -133,14 +133,18 @@ STAGE_OF_FILE = {
     "test_hostile_inputs.py": "hostile inputs",
     "test_mutations.py": "mutation test",
     "test_binder_env.py": "fresh environment (Binder)",
+    "test_pdf.py": "PDF edition",
+    "test_reader_notebooks.py": "reader notebooks",
 }
 # Test files that execute chapters or build the book: the "book" layer
 # (``pytest -m "not book"`` runs the fast layer alone).
 BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "test_binder_env.py",
-              "test_student_build.py", "test_student_notebooks.py", "test_publishing.py"}
+              "test_student_build.py", "test_student_notebooks.py", "test_publishing.py",
+              "test_pdf.py", "test_reader_notebooks.py"}
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build", "browser",
-               "fresh environment (Binder)", "reproducibility", "mutation test"]
+               "reader notebooks", "PDF edition", "fresh environment (Binder)", "reproducibility",
+               "mutation test"]
 _stage_seconds: defaultdict[str, float] = defaultdict(float)
 _stage_tests: Counter[str] = Counter()
 _clock: dict[str, float] = {}
