@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ensemble_ref import NotFittedError
-from ensemble_ref.losses import log_loss, squared_error
-from ensemble_ref.second_order import (
+from ensemble_ref.math.losses import log_loss, squared_error
+from ensemble_ref import (
     SecondOrderTree,
     XGBClassifier,
     XGBRegressor,

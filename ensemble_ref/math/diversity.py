@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._validation import check_array
+from ..core.validation import check_array
 
 __all__ = ["MemberDiversity", "member_diversity", "member_correctness", "mean_pairwise_correlation"]
 

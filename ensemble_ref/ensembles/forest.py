@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from .bagging import BaggingClassifier, BaggingRegressor
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 

@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import check_array, check_float, check_int, check_random_state
-from .datasets import sample_sine_inputs, sine_function
+from ..core.validation import check_array, check_float, check_int, check_random_state
+from ..harness.datasets import sample_sine_inputs, sine_function
 
 __all__ = [
     "BiasVariance",

@@ -30,7 +30,7 @@ import numpy as np
 
 from scipy.stats import binom
 
-from ._validation import check_int
+from ..core.validation import check_int
 from .bootstrap import oob_fraction_exact
 
 __all__ = [

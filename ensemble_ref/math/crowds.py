@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from ._validation import check_float, check_int, check_random_state
+from ..core.validation import check_float, check_int, check_random_state
 
 __all__ = [
     "majority_error",
