@@ -54,6 +54,7 @@ from ..core.validation import (
     check_sample_weight,
     check_X_y,
 )
+from ..math import aggregation
 from ..math.bootstrap import bootstrap_indices
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 
@@ -271,8 +272,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         K = self.n_classes_
         total, n_oob = self._oob_sum(X, lambda m, Xo: member_proba(m, Xo, K), K)
         covered = n_oob > 0
-        decision = np.full((X.shape[0], K), np.nan)
-        decision[covered] = total[covered] / n_oob[covered, None]  # eq-oob-estimate
+        decision = aggregation._oob_mean(total, n_oob)  # eq-oob-estimate
         self.oob_decision_function_ = decision
         self.oob_score_ = float(np.mean(np.argmax(decision[covered], axis=1) == y_encoded[covered]))
 
@@ -367,8 +367,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     def _set_oob(self, X: np.ndarray, y: np.ndarray) -> None:
         total, n_oob = self._oob_sum(X, lambda m, Xo: np.asarray(m.predict(Xo), float)[:, None], 1)
         covered = n_oob > 0
-        prediction = np.full(X.shape[0], np.nan)
-        prediction[covered] = total[covered, 0] / n_oob[covered]  # eq-oob-estimate
+        prediction = aggregation._oob_mean(total[:, 0], n_oob)  # eq-oob-estimate
         self.oob_prediction_ = prediction
         residual = np.sum((y[covered] - prediction[covered]) ** 2)
         spread = np.sum((y[covered] - y[covered].mean()) ** 2)

@@ -186,8 +186,8 @@ _BOOSTER_DOC = """
         L2 penalty :math:`\\lambda \\ge 0` on the leaf weights.
     gamma : float, default=0.0
         The book's penalty :math:`\\gamma \\ge 0` per leaf: a split is kept only if its
-        ``Gain`` is not negative (after the bottom-up pruning). The xgboost
-        library's ``gamma`` is **twice** this value.
+        ``Gain`` is not negative (``exact``: after the bottom-up pruning; ``hist``:
+        checked before splitting). The xgboost library's ``gamma`` is **twice** this value.
     min_child_weight : float, default=1.0
         Minimum hessian sum :math:`H` of each child of a split.
     subsample : float in (0, 1], default=1.0

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core.base import BaseEstimator, ClassifierMixin
 from ..core.validation import check_array, check_labels, check_sample_weight, check_X_y
+from ..math import adaboost
 from .engine import presort
 
 __all__ = ["DecisionStump", "presort_stump", "best_stump"]
@@ -128,7 +129,9 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         w = check_sample_weight(sample_weight, X.shape[0])
         w = w / w.sum()
         stump = best_stump(*presort_stump(X), y_enc, w, classes.size)
-        return self._set_split(classes, X.shape[1], *stump)
+        self._set_split(classes, X.shape[1], *stump)
+        self.error_ = adaboost._weighted_error(w, self._predict_index(X) != y_enc)  # eq-adaboost-eps
+        return self
 
     @classmethod
     def from_split(cls, classes: np.ndarray, n_features: int, feature: int, threshold: float,
