@@ -127,7 +127,13 @@ from .math.second_order import (
 from .ensembles.bagging import BaggingClassifier, BaggingRegressor
 from .ensembles.forest import RandomForestClassifier, RandomForestRegressor
 from .ensembles.voting import VotingClassifier, VotingRegressor
-from .ensembles.stacking import LeastSquaresRegressor, SoftmaxRegression, StackingClassifier, StackingRegressor, stratified_kfold_indices
+from .ensembles.stacking import (
+    LeastSquaresRegressor,
+    SoftmaxRegression,
+    StackingClassifier,
+    StackingRegressor,
+    stratified_kfold_indices,
+)
 from .math.diversity import MemberDiversity, mean_pairwise_correlation, member_correctness, member_diversity
 
 __version__ = "0.1.0"

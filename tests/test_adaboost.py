@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
 from sklearn.tree import DecisionTreeClassifier
 
-from ensemble_ref import NotFittedError
 from ensemble_ref import (
     AdaBoostClassifier,
     DecisionStump,
+    NotFittedError,
     adaboost_alpha,
     adaboost_exponential_bound,
     adaboost_normalizer,

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ensemble_ref import NotFittedError
-from ensemble_ref import DecisionStump
 from ensemble_ref import (
+    DecisionStump,
     LinearBoostingRegressor,
+    NotFittedError,
     best_stump_brute_force,
     line_search,
     reweight_misclassified,

@@ -7,10 +7,10 @@ from hypothesis import strategies as st
 from sklearn.ensemble import GradientBoostingClassifier as SkGBC
 from sklearn.ensemble import GradientBoostingRegressor as SkGBR
 
-from ensemble_ref import NotFittedError
 from ensemble_ref import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
+    NotFittedError,
     newton_leaf_value,
     weighted_median,
 )

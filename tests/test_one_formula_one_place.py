@@ -75,6 +75,7 @@ CASES = [
     (lambda: er.AdaBoostClassifier(n_estimators=5), "binary", adaboost, "_alpha"),
     (lambda: er.AdaBoostClassifier(n_estimators=5), "binary", adaboost, "_reweight"),
     (lambda: er.AdaBoostClassifier(n_estimators=5), "ternary", adaboost, "_samme_codes"),
+    (lambda: er.AdaBoostClassifier(n_estimators=5), "ternary", adaboost, "_proba"),
     (lambda: er.GradientBoostingRegressor(n_estimators=5), "regression", losses,
      "_squared_error_gradient"),
     (lambda: er.GradientBoostingRegressor(n_estimators=5), "regression", impurity, "_sse_proxy"),

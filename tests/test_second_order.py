@@ -8,9 +8,8 @@ import xgboost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ensemble_ref import NotFittedError
-from ensemble_ref.math.losses import log_loss, squared_error
 from ensemble_ref import (
+    NotFittedError,
     SecondOrderTree,
     XGBClassifier,
     XGBRegressor,
@@ -19,6 +18,7 @@ from ensemble_ref import (
     split_gain,
     structure_score,
 )
+from ensemble_ref.math.losses import log_loss, squared_error
 
 finite = st.floats(-1e3, 1e3, allow_nan=False)
 hess = st.floats(0.0, 1e3, allow_nan=False)

@@ -293,12 +293,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         return F
 
     def _proba(self, F: np.ndarray) -> np.ndarray:
-        K = self.n_classes_
-        scores = np.column_stack([-F, F]) if K == 2 else F  # the full SAMME score matrix
-        Z = scores / (K - 1)  # p_k proportional to exp(F_k / (K - 1)), eq-adaboost-proba
-        Z = Z - Z.max(axis=1, keepdims=True)  # stable softmax
-        P = np.exp(Z)
-        return P / P.sum(axis=1, keepdims=True)
+        return formulas._proba(F, self.n_classes_)
 
     def predict_proba(self, X: Any) -> np.ndarray:
         r"""Class probabilities from the exponential-loss link, shape (n_samples, n_classes).
@@ -309,7 +304,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         :math:`F(x) = \tfrac12 \ln\frac{p(x)}{1 - p(x)}` for two classes
         (Friedman, Hastie and Tibshirani, 2000), so :math:`p = \sigma(2F)`; for
         SAMME's codes it is :math:`F_k = (K-1)(\ln p_k - \tfrac1K\sum_j \ln p_j)`,
-        so :math:`p_k \propto e^{F_k/(K-1)}` (equation ``eq-adaboost-proba``).
+        so :math:`p_k \propto e^{F_k/(K-1)}` (:func:`ensemble_ref.math.adaboost._proba`).
         Both are the same formula. scikit-learn instead divides the scores by
         :math:`\sum_t \alpha_t` before the softmax, which changes the
         probabilities but never their arg-max: both predict the labels of

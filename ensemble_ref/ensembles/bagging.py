@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
@@ -45,11 +45,11 @@ from ..core.base import accepts_sample_weight as _accepts_sample_weight
 from ..core.base import clone as _clone
 from ..core.members import member_proba, parallel_map
 from ..core.validation import (
-    check_estimator,
-    check_n_jobs,
     check_array,
+    check_estimator,
     check_int,
     check_labels,
+    check_n_jobs,
     check_random_state,
     check_sample_weight,
     check_X_y,

@@ -22,8 +22,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .bagging import BaggingClassifier, BaggingRegressor
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from .bagging import BaggingClassifier, BaggingRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 

@@ -31,8 +31,11 @@ import numpy as np
 from scipy.optimize import minimize
 
 from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ..core.base import clone as _clone
+from ..core.members import member_proba
 from ..core.validation import (
     check_array,
+    check_estimator,
     check_float,
     check_int,
     check_labels,
@@ -41,9 +44,6 @@ from ..core.validation import (
     check_scale,
     check_X_y,
 )
-from ..core.base import clone as _clone
-from ..core.members import member_proba
-from ..core.validation import check_estimator
 from .voting import _NamedEstimators
 
 __all__ = [

@@ -21,11 +21,10 @@ from typing import Any
 import numpy as np
 
 from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ..core.validation import check_array, check_labels, check_sample_weight, check_X_y
 from ..core.base import accepts_sample_weight as _accepts_sample_weight
 from ..core.base import clone as _clone
 from ..core.members import member_proba
-from ..core.validation import check_estimator
+from ..core.validation import check_array, check_estimator, check_labels, check_sample_weight, check_X_y
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
 

@@ -78,8 +78,9 @@ def _check_callable(student_fn: Any, n_args: int, name: str) -> None:
     try:
         signature.bind(*range(n_args))
     except TypeError:
+        shown = getattr(student_fn, '__name__', 'your_function')
         raise TypeError(f"{name} calls your function with {n_args} positional argument(s), "
-                        f"but its signature is {getattr(student_fn, '__name__', 'your_function')}{signature}.") from None
+                        f"but its signature is {shown}{signature}.") from None
 
 
 def _run(name: str, student_fn: Callable, cases: Sequence[dict], reference: Callable,

@@ -65,6 +65,16 @@ def _samme_codes(index, K):
     return codes
 
 
+def _proba(F, K):
+    """Class probabilities from the exponential-loss link: p = sigma(2F) (K = 2, F of shape
+    (n,)), p_k proportional to exp(F_k / (K - 1)) (SAMME scores of shape (n, K))."""
+    scores = np.column_stack([-F, F]) if K == 2 else F  # the full SAMME score matrix
+    Z = scores / (K - 1)  # population minimiser of the exponential loss (FHT 2000)
+    Z = Z - Z.max(axis=1, keepdims=True)  # stable softmax
+    P = np.exp(Z)
+    return P / P.sum(axis=1, keepdims=True)
+
+
 # --- the public, validating functions ----------------------------------------------------------
 
 

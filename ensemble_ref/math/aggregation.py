@@ -27,7 +27,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-
 from scipy.stats import binom
 
 from ..core.validation import check_int

@@ -320,7 +320,8 @@ class MemberCovariance:
     cov_values: np.ndarray
 
     def average_variance(self, M: int) -> MonteCarloEstimate:
-        r"""Predicted variance of the average of ``M`` members: :math:`\bar\rho\bar\sigma^2 + (1-\bar\rho)\bar\sigma^2/M`.
+        r"""Predicted variance of the average of ``M`` members,
+        :math:`\bar\rho\bar\sigma^2 + (1-\bar\rho)\bar\sigma^2/M`.
 
         Returns a :class:`MonteCarloEstimate` whose standard error treats the
         ``R`` training sets as independent (it ignores the small extra error
@@ -420,7 +421,7 @@ def variance_of_average(sigma2: Any, rho: Any, M: Any) -> float | np.ndarray:
 def equicorrelated_normals(M: int, rho: float, n_samples: int,
                            random_state: np.random.Generator | int | None, *,
                            sigma: float = 1.0) -> np.ndarray:
-    r"""Draw ``n_samples`` vectors of ``M`` normal variables with variance ``sigma**2`` and pairwise correlation ``rho``.
+    r"""Draw ``n_samples`` vectors of ``M`` normal variables, variance ``sigma**2``, pairwise correlation ``rho``.
 
     Parameters
     ----------

@@ -23,18 +23,16 @@ compare the estimators with an independent computation:
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ..core.validation import (
-    check_array,
     check_float,
     check_int,
     check_labels,
     check_sample_weight,
-    check_scale,
     check_X_y,
 )
 from . import adaboost

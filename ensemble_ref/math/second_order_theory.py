@@ -213,7 +213,7 @@ def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, la
     lam, gamma = _check_reg(lam, gamma)
     T = w.size
     loss_sum = float(np.sum(L.value(y, F + w[q])))  # sum_i l(y_i, F_i + w_q(x_i))
-    return loss_sum + gamma * T + 0.5 * lam * float(w @ w)  # + Omega(f), eq-xgb-omega
+    return loss_sum + gamma * T + 0.5 * lam * float(w @ w)  # + Omega(f), eq-xgb-objective
 
 
 def second_order_objective(g: Any, h: Any, leaf_index: Any, w: Any, lam: float = 1.0,
