@@ -94,6 +94,8 @@ from .math.adaboost import (
     adaboost_exponential_bound,
     adaboost_normalizer,
     adaboost_product_bound,
+    adaboost_weights,
+    samme_codes,
 )
 from .ensembles.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
 from .math.gradient_boosting import (
@@ -206,6 +208,8 @@ __all__ = [
     "adaboost_exponential_bound",
     "adaboost_normalizer",
     "adaboost_product_bound",
+    "adaboost_weights",
+    "samme_codes",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "newton_leaf_value",
