@@ -119,10 +119,8 @@ class _BaseGradientBoosting(BaseEstimator):
         n_inbag = max(1, int(self.subsample * n))
         self.estimators_, scores = [], []
         for m in range(self.n_estimators):
-            in_bag = np.ones(n, dtype=bool)
-            if n_inbag < n:  # stochastic gradient boosting: fit on a random subsample
-                in_bag[:] = False
-                in_bag[rng.choice(n, n_inbag, replace=False)] = True
+            in_bag = (np.ones(n, dtype=bool) if n_inbag == n  # else stochastic gradient boosting
+                      else np.isin(np.arange(n), rng.choice(n, n_inbag, replace=False)))
             r = -L.unchecked("gradient")(y, F)  # eq-gb-residual: pseudo-residuals
             tree = DecisionTreeRegressor(max_depth=self.max_depth,
                                          min_samples_leaf=self.min_samples_leaf)

@@ -93,7 +93,50 @@ __all__ = ["XGBRegressor", "XGBClassifier"]
 
 
 class _SecondOrderBooster(BaseEstimator):
-    """Shared fitting loop of :class:`XGBRegressor` and :class:`XGBClassifier`."""
+    """    Parameters
+    ----------
+    n_estimators : int, default=100
+        Number of boosting rounds (trees).
+    learning_rate : float, default=0.3
+        Shrinkage :math:`\\eta > 0` applied to every leaf weight.
+    max_depth : int, default=6
+        Maximum depth of each tree.
+    reg_lambda : float, default=1.0
+        L2 penalty :math:`\\lambda \\ge 0` on the leaf weights.
+    gamma : float, default=0.0
+        The book's penalty :math:`\\gamma \\ge 0` per leaf: a split is kept only if its
+        ``Gain`` is not negative (``exact``: after the bottom-up pruning; ``hist``:
+        checked before splitting). The xgboost library's ``gamma`` is **twice** this value.
+    min_child_weight : float, default=1.0
+        Minimum hessian sum :math:`H` of each child of a split.
+    subsample : float in (0, 1], default=1.0
+        Fraction of the rows (drawn without replacement) that grows each tree.
+    colsample_bytree : float in (0, 1], default=1.0
+        Fraction of the features that each tree may split on.
+    base_score : float, optional
+        Initial prediction (a probability for the classifier). ``None`` estimates
+        it from the data as xgboost 3.x does (see the module notes).
+    tree_method : {"exact", "hist"}, default="exact"
+        Scan every distinct value, or at most ``max_bin`` quantile bins, per feature.
+    max_bin : int, default=256
+        Number of bins of ``tree_method="hist"``.
+    random_state : None, int or numpy.random.Generator
+        Seed of the row and feature subsampling.
+
+    Attributes
+    ----------
+    trees_ : list of SecondOrderTree
+        The fitted trees with their node statistics (``G``, ``H``, ``weight``,
+        ``gain``, ...).
+    base_score_ : float
+        The initial prediction used.
+    base_margin_ : float
+        The initial raw score :math:`F_0`.
+    train_loss_ : ndarray of shape (n_estimators,)
+        Mean (weighted) training loss after each round, with the losses of
+        :mod:`ensemble_ref.losses`.
+    n_features_in_ : int
+"""
 
     _loss_name = ""  # set by the subclasses
 
@@ -173,51 +216,6 @@ class _SecondOrderBooster(BaseEstimator):
         return self.base_margin_ + sum(tree.predict(X) for tree in self.trees_)
 
 
-_BOOSTER_DOC = """
-    Parameters
-    ----------
-    n_estimators : int, default=100
-        Number of boosting rounds (trees).
-    learning_rate : float, default=0.3
-        Shrinkage :math:`\\eta > 0` applied to every leaf weight.
-    max_depth : int, default=6
-        Maximum depth of each tree.
-    reg_lambda : float, default=1.0
-        L2 penalty :math:`\\lambda \\ge 0` on the leaf weights.
-    gamma : float, default=0.0
-        The book's penalty :math:`\\gamma \\ge 0` per leaf: a split is kept only if its
-        ``Gain`` is not negative (``exact``: after the bottom-up pruning; ``hist``:
-        checked before splitting). The xgboost library's ``gamma`` is **twice** this value.
-    min_child_weight : float, default=1.0
-        Minimum hessian sum :math:`H` of each child of a split.
-    subsample : float in (0, 1], default=1.0
-        Fraction of the rows (drawn without replacement) that grows each tree.
-    colsample_bytree : float in (0, 1], default=1.0
-        Fraction of the features that each tree may split on.
-    base_score : float, optional
-        Initial prediction (a probability for the classifier). ``None`` estimates
-        it from the data as xgboost 3.x does (see the module notes).
-    tree_method : {"exact", "hist"}, default="exact"
-        Scan every distinct value, or at most ``max_bin`` quantile bins, per feature.
-    max_bin : int, default=256
-        Number of bins of ``tree_method="hist"``.
-    random_state : None, int or numpy.random.Generator
-        Seed of the row and feature subsampling.
-
-    Attributes
-    ----------
-    trees_ : list of SecondOrderTree
-        The fitted trees with their node statistics (``G``, ``H``, ``weight``,
-        ``gain``, ...).
-    base_score_ : float
-        The initial prediction used.
-    base_margin_ : float
-        The initial raw score :math:`F_0`.
-    train_loss_ : ndarray of shape (n_estimators,)
-        Mean (weighted) training loss after each round, with the losses of
-        :mod:`ensemble_ref.losses`.
-    n_features_in_ : int
-"""
 
 
 class XGBRegressor(RegressorMixin, _SecondOrderBooster):
@@ -229,7 +227,7 @@ class XGBRegressor(RegressorMixin, _SecondOrderBooster):
     sample weight): the leaf weight :math:`-G/(H + \lambda)` is a shrunken mean
     residual. See the module docstring for the algorithm and its relation to
     ``xgboost.XGBRegressor(objective="reg:squarederror")``.
-    """ + _BOOSTER_DOC
+    """ + _SecondOrderBooster.__doc__
 
     _loss_name = "squared_error"
 
@@ -283,7 +281,7 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
     at ``1e-16``), :math:`y_i \in \{0, 1\}` coding ``classes_[1]`` as 1. See the
     module docstring for the algorithm and its relation to
     ``xgboost.XGBClassifier(objective="binary:logistic")``.
-    """ + _BOOSTER_DOC + """    classes_ : ndarray of shape (2,)
+    """ + _SecondOrderBooster.__doc__ + """    classes_ : ndarray of shape (2,)
 """
 
     _loss_name = "log_loss"

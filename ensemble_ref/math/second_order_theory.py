@@ -27,7 +27,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ..core.validation import check_array, check_float
+from ..core.validation import check_array, check_float, check_reals
 from .losses import Loss, get_loss
 
 __all__ = [
@@ -53,15 +53,7 @@ def _resolve_loss(loss: Any) -> Loss:
 
 def _vector(a: Any, name: str) -> np.ndarray:
     """A finite 1-D float64 array (scalars are not accepted)."""
-    arr = np.asarray(a)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
-    if not np.isfinite(arr).all():
-        raise ValueError(f"{name} must not contain NaN or infinity.")
-    return arr
+    return check_reals(a, name, vector=True)
 
 
 def _check_leaves(leaf_index: Any, w: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
