@@ -191,7 +191,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         Unfitted base classifier, copied for each member; ``None`` means a fully
-        grown :class:`~ensemble_ref.tree.DecisionTreeClassifier`.
+        grown :class:`~ensemble_ref.trees.cart.DecisionTreeClassifier`.
     n_estimators : int, default=10
         Number of members ``B``.
     max_samples : int or float, default=1.0
@@ -297,7 +297,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         Unfitted base regressor, copied for each member; ``None`` means a fully
-        grown :class:`~ensemble_ref.tree.DecisionTreeRegressor`.
+        grown :class:`~ensemble_ref.trees.cart.DecisionTreeRegressor`.
     n_estimators : int, default=10
         Number of members ``B``.
     max_samples : int or float, default=1.0

@@ -1,7 +1,7 @@
 r"""Gradient boosting with regression trees (chapter *Gradient boosting*).
 
 Friedman's algorithm for a loss :math:`L(y, F)` (the losses of
-:mod:`ensemble_ref.losses`):
+:mod:`ensemble_ref.math.losses`):
 
 1. start from the best constant, :math:`F_0 = \arg\min_c \sum_i w_i L(y_i, c)`
    (``init_``; equation ``eq-gb-init``);
@@ -46,7 +46,7 @@ reading and testing scikit-learn 1.9:
   the initial constant is ``numpy.median`` (the average of the two middle values)
   when no sample weights are given, and the lower weighted median otherwise;
 * the pseudo-residual of ``absolute_error`` at :math:`y_i = F(x_i)` is :math:`+1`
-  (scikit-learn's subgradient, see :func:`ensemble_ref.losses.absolute_error_gradient`);
+  (scikit-learn's subgradient, see :func:`ensemble_ref.math.losses.absolute_error_gradient`);
   it matters because every leaf median puts one residual exactly there;
 * with ``absolute_error`` and unit weights the pseudo-residuals are :math:`\pm 1`,
   so two features often give *exactly* the same split score; scikit-learn breaks
@@ -57,7 +57,7 @@ reading and testing scikit-learn 1.9:
   pseudo-residuals are all equal, when rounding makes its impurity positive;
   this tree does not;
 * ``train_score_`` here is the mean loss with the conventions of
-  :mod:`ensemble_ref.losses`, so scikit-learn's ``train_score_`` is **twice** ours
+  :mod:`ensemble_ref.math.losses`, so scikit-learn's ``train_score_`` is **twice** ours
   for ``squared_error`` (it reports the mean squared error) and for the log loss (the
   binomial deviance), and equal for ``absolute_error``;
 * with ``subsample < 1`` each stage draws ``max(1, int(subsample * n))`` rows
@@ -192,7 +192,7 @@ _GB_ATTRIBUTES = """
         (before the learning rate).
     train_score_ : ndarray of shape (n_estimators,)
         Mean (weighted, in-bag) training loss after each stage, with the loss
-        conventions of :mod:`ensemble_ref.losses`.
+        conventions of :mod:`ensemble_ref.math.losses`.
     n_features_in_ : int
 """
 

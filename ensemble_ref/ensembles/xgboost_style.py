@@ -134,7 +134,7 @@ class _SecondOrderBooster(BaseEstimator):
         The initial raw score :math:`F_0`.
     train_loss_ : ndarray of shape (n_estimators,)
         Mean (weighted) training loss after each round, with the losses of
-        :mod:`ensemble_ref.losses`.
+        :mod:`ensemble_ref.math.losses`.
     n_features_in_ : int
 """
 

@@ -144,7 +144,7 @@ def check_oob_fraction(student_fn: Callable[[int], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.bootstrap.oob_fraction_exact`, :math:`(1 - 1/N)^N`
+    Reference: :func:`ensemble_ref.math.bootstrap.oob_fraction_exact`, :math:`(1 - 1/N)^N`
     (equation ``eq-oob-exact``), on ``N`` from 2 to :math:`10^5`.
     """
     from ..math.bootstrap import oob_fraction_exact
@@ -166,7 +166,7 @@ def check_prob_no_informative(student_fn: Callable[[int, int, int], float]) -> N
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.random_subspace.prob_no_informative`,
+    Reference: :func:`ensemble_ref.math.random_subspace.prob_no_informative`,
     :math:`\binom{d-k}{m}/\binom{d}{m}` (equation ``eq-rf-blind``), including
     the edge cases ``k = 0`` (probability 1) and ``m > d - k`` (probability 0).
     """
@@ -191,7 +191,7 @@ def check_variance_of_average(student_fn: Callable[[float, float, int], float]) 
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.bias_variance.variance_of_average`,
+    Reference: :func:`ensemble_ref.math.bias_variance.variance_of_average`,
     :math:`\rho\sigma^2 + (1 - \rho)\sigma^2/M` (equation ``eq-var-average``),
     including ``M = 1``, ``rho = 0``, ``rho = 1`` and a negative correlation.
     """
@@ -216,7 +216,7 @@ def check_gini_impurity(student_fn: Callable[[np.ndarray], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.tree.gini_impurity`,
+    Reference: :func:`ensemble_ref.math.impurity.gini_impurity`,
     :math:`1 - \sum_k p_k^2` with :math:`p_k = c_k / \sum_j c_j` (equation
     ``eq-tree-gini``), for pure, balanced, multi-class and weighted nodes.
     """
@@ -225,7 +225,7 @@ def check_gini_impurity(student_fn: Callable[[np.ndarray], float]) -> None:
     cases = [{"counts": np.array(c, dtype=float)} for c in
              [[5, 5], [10, 0], [7], [3, 3, 3], [1, 2, 3, 4], [0.5, 1.5], [0, 4, 0, 12], [98, 2]]]
     _run("check_gini_impurity", student_fn, cases, lambda counts: gini_impurity(counts),
-         "ensemble_ref.tree.gini_impurity")
+         "ensemble_ref.math.impurity.gini_impurity")
 
 
 # --- voting --------------------------------------------------------------------------------
@@ -243,7 +243,7 @@ def check_condorcet(student_fn: Callable[[float, int], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.crowds.majority_error` (equation ``eq-condorcet-exact``),
+    Reference: :func:`ensemble_ref.math.crowds.majority_error` (equation ``eq-condorcet-exact``),
     for voters better and worse than a coin and crowds of 1 to 101.
     """
     from ..math.crowds import majority_error
@@ -266,7 +266,7 @@ def check_adaboost_alpha(student_fn: Callable[[float], float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.adaboost.adaboost_alpha` with ``n_classes=2``,
+    Reference: :func:`ensemble_ref.math.adaboost.adaboost_alpha` with ``n_classes=2``,
     :math:`\alpha = \tfrac12 \ln\frac{1 - \epsilon}{\epsilon}` (equation
     ``eq-adaboost-alpha``); the cases include ``eps = 1/2`` (vote 0) and
     ``eps > 1/2`` (negative vote).
@@ -347,7 +347,7 @@ def _check_loss_part(part: str, student_fn: Callable, loss: str) -> None:
         raise ValueError(f"loss must be one of {choices}, got {loss!r}.")
     reference = getattr(get_loss(loss), part)
     _run(name, student_fn, _loss_cases(loss), lambda y, F: reference(y, F),
-         f"ensemble_ref.losses.{reference.__name__}", rtol=1e-7, atol=1e-12)
+         f"ensemble_ref.math.losses.{reference.__name__}", rtol=1e-7, atol=1e-12)
 
 
 def check_loss_gradient(student_fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -359,14 +359,14 @@ def check_loss_gradient(student_fn: Callable[[np.ndarray, np.ndarray], np.ndarra
     student_fn : callable
         ``student_fn(y, F) -> ndarray``, vectorised: one value per sample.
     loss : {"log_loss", "squared_error", "exponential"}, default="log_loss"
-        The loss, with the conventions of :mod:`ensemble_ref.losses`: labels in
+        The loss, with the conventions of :mod:`ensemble_ref.math.losses`: labels in
         {0, 1} and :math:`L = \log(1 + e^F) - yF` for the log loss; labels
         :math:`\pm 1` and :math:`L = e^{-yF}` for the exponential loss;
         :math:`L = \tfrac12 (y - F)^2` for the squared error.
 
     Notes
     -----
-    Reference: the loss's ``gradient`` in :mod:`ensemble_ref.losses` (equation
+    Reference: the loss's ``gradient`` in :mod:`ensemble_ref.math.losses` (equation
     ``eq-xgb-taylor``), on raw scores from -30 to 30.
     """
     _check_loss_part("gradient", student_fn, loss)
@@ -385,7 +385,7 @@ def check_loss_hessian(student_fn: Callable[[np.ndarray, np.ndarray], np.ndarray
 
     Notes
     -----
-    Reference: the loss's ``hessian`` in :mod:`ensemble_ref.losses`.
+    Reference: the loss's ``hessian`` in :mod:`ensemble_ref.math.losses`.
     """
     _check_loss_part("hessian", student_fn, loss)
 
@@ -404,7 +404,7 @@ def check_newton_leaf_value(student_fn: Callable[[np.ndarray, np.ndarray], float
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.gradient_boosting.newton_leaf_value`,
+    Reference: :func:`ensemble_ref.math.gradient_boosting.newton_leaf_value`,
     :math:`\sum_i r_i / \sum_i h_i` (equation ``eq-gb-leaf``), on log-loss leaves
     (:math:`r_i = y_i - p_i`, :math:`h_i = p_i(1 - p_i)`) and others.
     """
@@ -419,7 +419,7 @@ def check_newton_leaf_value(student_fn: Callable[[np.ndarray, np.ndarray], float
     cases.append({"residual": np.array([0.5, -1.5, 2.0]), "hessian": np.array([1.0, 1.0, 1.0])})
     _run("check_newton_leaf_value", student_fn, cases,
          lambda residual, hessian: newton_leaf_value(residual, hessian),
-         "ensemble_ref.gradient_boosting.newton_leaf_value")
+         "ensemble_ref.math.gradient_boosting.newton_leaf_value")
 
 
 def check_weighted_median(student_fn: Callable[[np.ndarray, np.ndarray], float]) -> None:
@@ -436,7 +436,7 @@ def check_weighted_median(student_fn: Callable[[np.ndarray, np.ndarray], float])
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.gradient_boosting.weighted_median` (the leaf
+    Reference: :func:`ensemble_ref.math.gradient_boosting.weighted_median` (the leaf
     value for the absolute error, equation ``eq-gb-leaf``), with unsorted values,
     repeated values, uniform and skewed weights, and an even number of equal
     weights (where the left end of the interval is required).
@@ -450,7 +450,7 @@ def check_weighted_median(student_fn: Callable[[np.ndarray, np.ndarray], float])
                           ([-3.5, 0.25, 9.0, 4.0, 1.0, 6.5], [2, 1, 1, 3, 1, 1])]]
     _run("check_weighted_median", student_fn, cases,
          lambda values, weights: weighted_median(values, weights),
-         "ensemble_ref.gradient_boosting.weighted_median")
+         "ensemble_ref.math.gradient_boosting.weighted_median")
 
 
 # --- second-order boosting (XGBoost) -------------------------------------------------------
@@ -468,7 +468,7 @@ def check_leaf_weight(student_fn: Callable[[float, float, float], float]) -> Non
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.second_order.leaf_weight`,
+    Reference: :func:`ensemble_ref.math.second_order.leaf_weight`,
     :math:`w^* = -G/(H + \lambda)` (equation ``eq-xgb-leaf-weight``), including
     ``lam = 0`` and ``G = 0``.
     """
@@ -478,7 +478,7 @@ def check_leaf_weight(student_fn: Callable[[float, float, float], float]) -> Non
              [(-3.0, 2.0, 1.0), (4.5, 10.0, 1.0), (0.0, 3.0, 1.0), (-12.0, 3.0, 0.0),
               (2.0, 0.25, 5.0), (-0.6, 0.09, 1.0), (150.0, 400.0, 10.0)]]
     _run("check_leaf_weight", student_fn, cases, lambda G, H, lam: leaf_weight(G, H, lam),
-         "ensemble_ref.second_order.leaf_weight")
+         "ensemble_ref.math.second_order.leaf_weight")
 
 
 def check_split_gain(student_fn: Callable[..., float]) -> None:
@@ -494,7 +494,7 @@ def check_split_gain(student_fn: Callable[..., float]) -> None:
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.second_order.split_gain`,
+    Reference: :func:`ensemble_ref.math.second_order.split_gain`,
     :math:`\tfrac12\big[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda} -
     \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\big] - \gamma` (equation ``eq-xgb-gain``),
     including splits that do not pay for their ``gamma`` (negative gain).
@@ -508,4 +508,4 @@ def check_split_gain(student_fn: Callable[..., float]) -> None:
               (0.3, 0.2, -0.1, 0.5, 2.0, 1.0), (60.0, 30.0, -45.0, 25.0, 10.0, 3.0)]]
     _run("check_split_gain", student_fn, cases,
          lambda G_L, H_L, G_R, H_R, lam, gamma: split_gain(G_L, H_L, G_R, H_R, lam, gamma),
-         "ensemble_ref.second_order.split_gain")
+         "ensemble_ref.math.second_order.split_gain")

@@ -1,13 +1,13 @@
 r"""Small pieces of boosting theory that the chapters check numerically.
 
-The estimators live in :mod:`ensemble_ref.adaboost` and
-:mod:`ensemble_ref.gradient_boosting`, the losses in :mod:`ensemble_ref.losses`.
+The estimators live in :mod:`ensemble_ref.ensembles.adaboost` and
+:mod:`ensemble_ref.ensembles.gradient_boosting`, the losses in :mod:`ensemble_ref.math.losses`.
 This module holds what a derivation needs *besides* them, so that a chapter can
 compare the estimators with an independent computation:
 
 * :func:`best_stump_brute_force` tries every decision stump on every point, the
   slow reference for the sort-and-cumulative-sum search of
-  :class:`~ensemble_ref.adaboost.DecisionStump` (chapter *AdaBoost*);
+  :class:`~ensemble_ref.trees.stump.DecisionStump` (chapter *AdaBoost*);
 * :func:`reweight_misclassified` is the weight update in the form most texts
   write it, :math:`w_i \leftarrow w_i e^{\beta [h(x_i) \ne y_i]}` followed by
   normalisation (equation ``eq-adaboost-literature``);
@@ -200,9 +200,9 @@ def line_search(loss: Any, y: Any, F: Any, direction: Any, *, xtol: float = 1e-1
     Parameters
     ----------
     loss : str or Loss
-        A name accepted by :func:`ensemble_ref.losses.get_loss`
+        A name accepted by :func:`ensemble_ref.math.losses.get_loss`
         (``"squared_error"``, ``"absolute_error"``, ``"log_loss"``,
-        ``"exponential"``) or a :class:`~ensemble_ref.losses.Loss`.
+        ``"exponential"``) or a :class:`~ensemble_ref.math.losses.Loss`.
     y : array-like of shape (n_samples,)
         Targets or labels in the loss's convention.
     F : array-like of shape (n_samples,)

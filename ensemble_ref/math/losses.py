@@ -169,7 +169,7 @@ def absolute_error_gradient(y: Any, F: Any) -> np.ndarray | float:
     At :math:`F = y` every value in :math:`[-1, 1]` is a subgradient. The choice
     :math:`-1` (negative gradient :math:`+1`) is scikit-learn's; it matters in
     gradient boosting, where every leaf median puts one residual exactly at the
-    kink, and it lets :mod:`ensemble_ref.gradient_boosting` reproduce scikit-learn.
+    kink, and it lets :mod:`ensemble_ref.ensembles.gradient_boosting` reproduce scikit-learn.
     """
     y, F = check_pair(y, F)
     return as_output(_absolute_error_gradient(y, F))

@@ -1,6 +1,6 @@
 r"""Brute-force references for the second-order (XGBoost) objective (chapter *XGBoost*).
 
-The booster in :mod:`ensemble_ref.second_order` computes leaf weights, structure
+The booster in :mod:`ensemble_ref.ensembles.xgboost_style` computes leaf weights, structure
 scores and split gains from closed forms. This module computes the same
 quantities *without* those closed forms, so that the chapter can check them:
 
@@ -45,7 +45,7 @@ __all__ = [
 
 
 def _resolve_loss(loss: Any) -> Loss:
-    """A :class:`~ensemble_ref.losses.Loss` from itself or from its name."""
+    """A :class:`~ensemble_ref.math.losses.Loss` from itself or from its name."""
     if isinstance(loss, Loss):
         return loss
     return get_loss(loss)
@@ -78,8 +78,8 @@ def taylor_remainder(loss: Any, y: Any, F: Any, f: Any) -> np.ndarray:
     Parameters
     ----------
     loss : str or Loss
-        A name accepted by :func:`ensemble_ref.losses.get_loss` or a
-        :class:`~ensemble_ref.losses.Loss`.
+        A name accepted by :func:`ensemble_ref.math.losses.get_loss` or a
+        :class:`~ensemble_ref.math.losses.Loss`.
     y : array-like of shape (n_samples,)
         Targets or labels in the loss's convention.
     F : array-like of shape (n_samples,)
@@ -176,8 +176,8 @@ def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, la
     Parameters
     ----------
     loss : str or Loss
-        A name accepted by :func:`ensemble_ref.losses.get_loss` or a
-        :class:`~ensemble_ref.losses.Loss`.
+        A name accepted by :func:`ensemble_ref.math.losses.get_loss` or a
+        :class:`~ensemble_ref.math.losses.Loss`.
     y : array-like of shape (n_samples,)
         Targets or labels in the loss's convention.
     F : array-like of shape (n_samples,)
@@ -297,8 +297,8 @@ def minimise_leaf_loss(loss: Any, y: Any, F: Any, lam: float = 1.0) -> tuple[flo
     Parameters
     ----------
     loss : str or Loss
-        A name accepted by :func:`ensemble_ref.losses.get_loss` or a
-        :class:`~ensemble_ref.losses.Loss`.
+        A name accepted by :func:`ensemble_ref.math.losses.get_loss` or a
+        :class:`~ensemble_ref.math.losses.Loss`.
     y, F : array-like of shape (n_samples,)
         Labels and current scores of the points in the leaf.
     lam : float, default=1.0
