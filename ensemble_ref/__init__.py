@@ -1,11 +1,14 @@
 """ensemble_ref: the reference implementation behind *Ensembles, Verified*.
 
-Each algorithm lives in its own module, named after the method, and mirrors the
-book's pseudo-code and notation. Estimators follow scikit-learn's API.
+Layers (see CONTRIBUTING.md): ``core`` (base classes, validation), ``math`` (the
+book's formulas as pure functions), ``trees`` (the shared fast tree engine and the
+trees built on it), ``ensembles`` (the estimators, scikit-learn's API) and
+``harness`` (claims, statistics, notebook helpers, self-checks, data sets). The
+names below are the ones the chapters import.
 """
 
-from ._base import NotFittedError
-from .bootstrap import (
+from .core.base import NotFittedError
+from .math.bootstrap import (
     bootstrap_indices,
     oob_fraction_exact,
     oob_fractions,
@@ -23,7 +26,7 @@ from .harness import (
     replications_for_power,
     staged_error_curve,
 )
-from .aggregation import (
+from .math.aggregation import (
     in_bag_counts,
     one_hot_votes,
     oob_aggregate,
@@ -32,15 +35,15 @@ from .aggregation import (
     staged_errors,
     oob_expected_error,
 )
-from .cross_validation import cross_val_error, kfold_indices
-from .random_subspace import (
+from .harness.cross_validation import cross_val_error, kfold_indices
+from .math.random_subspace import (
     breiman_max_features,
     informative_count_pmf,
     prob_no_informative,
     sample_feature_subsets,
     simulate_no_informative,
 )
-from .bias_variance import (
+from .math.bias_variance import (
     BiasVariance,
     MemberCovariance,
     MonteCarloEstimate,
@@ -52,7 +55,7 @@ from .bias_variance import (
     simulate_predictions,
     variance_of_average,
 )
-from .crowds import (
+from .math.crowds import (
     beta_difficulty_parameters,
     cantelli_bound,
     cantelli_extremal,
@@ -64,16 +67,16 @@ from .crowds import (
     majority_lower_bound,
     mean_vote_variance,
 )
-from .boosting_theory import (
-    LinearBoostingRegressor,
+from .ensembles.linear_boosting import LinearBoostingRegressor
+from .math.boosting_theory import (
     best_stump_brute_force,
     line_search,
     reweight_misclassified,
     samme_exponential_loss,
     squared_error_step,
 )
-from .datasets import flip_labels, make_rings_classification
-from .datasets import (
+from .harness.datasets import flip_labels, make_rings_classification
+from .harness.datasets import (
     CIRCLE_RADIUS2,
     make_circle_classification,
     make_sine_regression,
@@ -82,22 +85,24 @@ from .datasets import (
     make_redundant_classification,
     redundant_bayes_error,
 )
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
-from .adaboost import (
-    AdaBoostClassifier,
-    DecisionStump,
+from .trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from .trees.stump import DecisionStump
+from .trees.second_order_tree import SecondOrderTree
+from .ensembles.adaboost import AdaBoostClassifier
+from .math.adaboost import (
     adaboost_alpha,
     adaboost_exponential_bound,
     adaboost_normalizer,
     adaboost_product_bound,
+    adaboost_weights,
+    samme_codes,
 )
-from .gradient_boosting import (
-    GradientBoostingClassifier,
-    GradientBoostingRegressor,
+from .ensembles.gradient_boosting import GradientBoostingClassifier, GradientBoostingRegressor
+from .math.gradient_boosting import (
     newton_leaf_value,
     weighted_median,
 )
-from .losses import (
+from .math.losses import (
     Loss,
     absolute_error,
     absolute_error_gradient,
@@ -114,20 +119,24 @@ from .losses import (
     squared_error_gradient,
     squared_error_hessian,
 )
-from .second_order import (
-    SecondOrderTree,
-    XGBClassifier,
-    XGBRegressor,
+from .ensembles.xgboost_style import XGBClassifier, XGBRegressor
+from .math.second_order import (
     leaf_weight,
     quadratic_objective,
     split_gain,
     structure_score,
 )
-from .bagging import BaggingClassifier, BaggingRegressor
-from .forest import RandomForestClassifier, RandomForestRegressor
-from .voting import VotingClassifier, VotingRegressor
-from .stacking import LeastSquaresRegressor, SoftmaxRegression, StackingClassifier, StackingRegressor, stratified_kfold_indices
-from .diversity import MemberDiversity, mean_pairwise_correlation, member_correctness, member_diversity
+from .ensembles.bagging import BaggingClassifier, BaggingRegressor
+from .ensembles.forest import RandomForestClassifier, RandomForestRegressor
+from .ensembles.voting import VotingClassifier, VotingRegressor
+from .ensembles.stacking import (
+    LeastSquaresRegressor,
+    SoftmaxRegression,
+    StackingClassifier,
+    StackingRegressor,
+    stratified_kfold_indices,
+)
+from .math.diversity import MemberDiversity, mean_pairwise_correlation, member_correctness, member_diversity
 
 __version__ = "0.1.0"
 
@@ -199,6 +208,8 @@ __all__ = [
     "adaboost_exponential_bound",
     "adaboost_normalizer",
     "adaboost_product_bound",
+    "adaboost_weights",
+    "samme_codes",
     "GradientBoostingClassifier",
     "GradientBoostingRegressor",
     "newton_leaf_value",

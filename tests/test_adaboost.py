@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 from sklearn.ensemble import AdaBoostClassifier as SkAdaBoost
 from sklearn.tree import DecisionTreeClassifier
 
-from ensemble_ref import NotFittedError
-from ensemble_ref.adaboost import (
+from ensemble_ref import (
     AdaBoostClassifier,
     DecisionStump,
+    NotFittedError,
     adaboost_alpha,
     adaboost_exponential_bound,
     adaboost_normalizer,
@@ -294,7 +294,7 @@ def test_bad_data():
 
 def test_predict_proba_is_the_exponential_loss_link():
     from ensemble_ref import AdaBoostClassifier
-    from ensemble_ref.losses import sigmoid
+    from ensemble_ref.math.losses import sigmoid
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(120, 3))

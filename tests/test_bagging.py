@@ -16,7 +16,7 @@ from ensemble_ref import (
     DecisionTreeRegressor,
     NotFittedError,
 )
-from ensemble_ref.bootstrap import oob_fraction_exact
+from ensemble_ref.math.bootstrap import oob_fraction_exact
 
 # small ensembles leave a few points in every sample; both libraries warn about it
 pytestmark = [

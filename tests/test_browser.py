@@ -49,8 +49,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-from conftest import ROOT, chapter_notebooks  # noqa: E402
 from offline_mathjax import mathjax_es5_dir  # noqa: E402
+
+from conftest import ROOT, chapter_notebooks  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"

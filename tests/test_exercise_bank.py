@@ -27,10 +27,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from book_builds import jupyter_book, main_book  # noqa: E402
-from conftest import ROOT  # noqa: E402
 from exercise_sources import (  # noqa: E402
-    chapter_exercises, html_text, numbered_chapters, words,
+    chapter_exercises,
+    html_text,
+    numbered_chapters,
+    words,
 )
+
+from conftest import ROOT  # noqa: E402
 
 CHAPTERS = numbered_chapters()
 REPO = "ensembles-verified/ensembles-verified"

@@ -7,14 +7,14 @@ from hypothesis import strategies as st
 from sklearn.ensemble import GradientBoostingClassifier as SkGBC
 from sklearn.ensemble import GradientBoostingRegressor as SkGBR
 
-from ensemble_ref import NotFittedError
-from ensemble_ref.gradient_boosting import (
+from ensemble_ref import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
+    NotFittedError,
     newton_leaf_value,
     weighted_median,
 )
-from ensemble_ref.losses import absolute_error, log_loss, squared_error
+from ensemble_ref.math.losses import absolute_error, log_loss, squared_error
 
 
 def data(seed, n=300, noise=0.3):

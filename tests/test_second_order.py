@@ -8,9 +8,8 @@ import xgboost
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ensemble_ref import NotFittedError
-from ensemble_ref.losses import log_loss, squared_error
-from ensemble_ref.second_order import (
+from ensemble_ref import (
+    NotFittedError,
     SecondOrderTree,
     XGBClassifier,
     XGBRegressor,
@@ -19,6 +18,7 @@ from ensemble_ref.second_order import (
     split_gain,
     structure_score,
 )
+from ensemble_ref.math.losses import log_loss, squared_error
 
 finite = st.floats(-1e3, 1e3, allow_nan=False)
 hess = st.floats(0.0, 1e3, allow_nan=False)
@@ -412,3 +412,47 @@ def test_bad_data():
     m = XGBRegressor(n_estimators=2).fit(X, y)
     with pytest.raises(ValueError, match="features"):
         m.predict(X[:, :3])
+
+
+# --- pruning: exact post-prunes, hist pre-prunes (as xgboost's updaters) ---------------------
+
+
+def _library_leaves(model) -> int:
+    return sum("leaf=" in line for line in model.get_booster().get_dump()[0].splitlines())
+
+
+def test_xor_gamma_exact_post_prunes_hist_pre_prunes():
+    """The XOR pattern of the appendix: a useless root split with two perfect splits below."""
+    corners = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    X = np.repeat(corners, [10, 10, 10, 12], axis=0)
+    y = np.repeat([-1.0, 1.0, 1.0, -1.0], [10, 10, 10, 12])
+    params = dict(n_estimators=1, max_depth=2, learning_rate=1.0, base_score=0.0)
+    gamma = 1.0  # the book's; the library's is 2
+    exact = XGBRegressor(gamma=gamma, tree_method="exact", **params).fit(X, y).trees_[0]
+    hist = XGBRegressor(gamma=gamma, tree_method="hist", **params).fit(X, y).trees_[0]
+    assert exact.gain[0] < 0  # the root's Gain is negative ...
+    assert exact.n_leaves == 4  # ... but exact keeps it: the splits below are worth keeping
+    assert hist.n_leaves == 1  # hist never makes the root split
+    library = {method: _library_leaves(xgboost.XGBRegressor(
+        gamma=2 * gamma, tree_method=method, nthread=1, **params).fit(X, y))
+        for method in ("exact", "hist", "approx")}
+    assert library == {"exact": 4, "hist": 1, "approx": 1}
+
+
+@pytest.mark.parametrize("seed, params", [
+    (1, {"n_estimators": 20, "gamma": 0.5}),
+    (2, {"n_estimators": 20, "gamma": 2.0, "reg_lambda": 0.5, "max_depth": 4,
+         "learning_rate": 0.5}),
+    (3, {"n_estimators": 10, "gamma": 5.0, "min_child_weight": 2.0}),
+])
+def test_hist_with_gamma_matches_xgboost_hist(seed, params):
+    X, y, _ = data(seed, n=200)  # fewer distinct values than bins: the cuts are the values
+    ours = XGBRegressor(tree_method="hist", **params).fit(X, y)
+    lib = xgboost.XGBRegressor(tree_method="hist", n_jobs=1,
+                               **dict(params, gamma=2 * params["gamma"])).fit(X, y)
+    np.testing.assert_allclose(ours.predict(X), lib.predict(X), atol=1e-5, rtol=0)
+    leaves = [sum("leaf=" in line for line in tree.splitlines())
+              for tree in lib.get_booster().get_dump()]
+    assert [tree.n_leaves for tree in ours.trees_] == leaves
+    exact = XGBRegressor(tree_method="exact", **params).fit(X, y)
+    assert sum(t.n_leaves for t in exact.trees_) >= sum(leaves)  # pre-pruning prunes more

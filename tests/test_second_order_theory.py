@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ensemble_ref.losses import log_loss, log_loss_hessian, squared_error
-from ensemble_ref.second_order_theory import (
+from ensemble_ref.math.losses import log_loss, log_loss_hessian, squared_error
+from ensemble_ref.math.second_order_theory import (
     BruteForceSplit,
     best_split_brute_force,
     log_loss_remainder_bound,

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 
 from ensemble_ref import selfcheck
-from ensemble_ref.bias_variance import variance_of_average
-from ensemble_ref.bootstrap import oob_fraction_exact
-from ensemble_ref.crowds import majority_error
-from ensemble_ref.random_subspace import prob_no_informative
+from ensemble_ref.math.bias_variance import variance_of_average
+from ensemble_ref.math.bootstrap import oob_fraction_exact
+from ensemble_ref.math.crowds import majority_error
+from ensemble_ref.math.random_subspace import prob_no_informative
 
 
 def _sigmoid(F):
@@ -85,52 +85,52 @@ CASES = {
                           for t in range(T + 1) if 2 * t <= T + 1)],  # counts a bare majority as wrong
     ),
     "check_adaboost_alpha": (
-        [_lazy("adaboost", "adaboost_alpha"), lambda eps: 0.5 * np.log((1 - eps) / eps)],
+        [_lazy("math.adaboost", "adaboost_alpha"), lambda eps: 0.5 * np.log((1 - eps) / eps)],
         [lambda eps: np.log((1 - eps) / eps),         # without the 1/2
          lambda eps: 0.5 * np.log(eps / (1 - eps))],  # inverted ratio
     ),
     "check_adaboost_weight_update": (
-        [_update, lambda w, y, h, alpha: _lazy("boosting_theory", "reweight_misclassified")(
+        [_update, lambda w, y, h, alpha: _lazy("math.boosting_theory", "reweight_misclassified")(
             w, h != y, 2 * alpha)],
         [lambda w, y, h, alpha: w * np.exp(-alpha * y * h),  # not normalised
          lambda w, y, h, alpha: _update(w, y, h, -alpha),   # sign error: the right points gain
          lambda w, y, h, alpha: _update(w, y, h, 2 * alpha)],  # beta where alpha belongs
     ),
     "check_loss_gradient": (
-        [_lazy("losses", "log_loss_gradient"), lambda y, F: _sigmoid(F) - y],
+        [_lazy("math.losses", "log_loss_gradient"), lambda y, F: _sigmoid(F) - y],
         [lambda y, F: y - _sigmoid(F),                # the negative gradient (the residual)
          lambda y, F: _sigmoid(F)],                   # forgets the label
     ),
     "check_loss_hessian": (
-        [_lazy("losses", "log_loss_hessian"), lambda y, F: _sigmoid(F) * (1 - _sigmoid(F))],
+        [_lazy("math.losses", "log_loss_hessian"), lambda y, F: _sigmoid(F) * (1 - _sigmoid(F))],
         [lambda y, F: np.ones_like(F),                # the squared error's hessian
          lambda y, F: _sigmoid(F) * (1 - y)],         # mixes in the label
     ),
     "check_gini_impurity": (
-        [_lazy("tree", "gini_impurity"), lambda c: 1 - np.sum((c / c.sum()) ** 2)],
+        [_lazy("math.impurity", "gini_impurity"), lambda c: 1 - np.sum((c / c.sum()) ** 2)],
         [lambda c: 1 - np.sum(c / c.sum()),           # forgets the square
          lambda c: -np.sum((p := c[c > 0] / c.sum()) * np.log2(p)),  # the entropy
          lambda c: 1 - np.sum(c**2) / c.size**2],     # divides by the number of classes
     ),
     "check_newton_leaf_value": (
-        [_lazy("gradient_boosting", "newton_leaf_value"), lambda r, h: r.sum() / h.sum()],
+        [_lazy("math.gradient_boosting", "newton_leaf_value"), lambda r, h: r.sum() / h.sum()],
         [lambda r, h: r.mean(),                       # the first-order (gradient) leaf
          lambda r, h: np.mean(r / h),                 # the mean of per-sample Newton steps
          lambda r, h: -r.sum() / h.sum()],            # the gradient's sign
     ),
     "check_weighted_median": (
-        [_lazy("gradient_boosting", "weighted_median"), _lower_weighted_median],
+        [_lazy("math.gradient_boosting", "weighted_median"), _lower_weighted_median],
         [lambda v, w: float(np.median(v)),            # ignores the weights
          lambda v, w: float(np.average(v, weights=w)),  # the weighted mean
          _upper_weighted_median],                      # the right end of the interval
     ),
     "check_leaf_weight": (
-        [_lazy("second_order", "leaf_weight"), lambda G, H, lam: -G / (H + lam)],
+        [_lazy("math.second_order", "leaf_weight"), lambda G, H, lam: -G / (H + lam)],
         [lambda G, H, lam: -G / H if H else 0.0,      # forgets lambda
          lambda G, H, lam: G / (H + lam)],            # sign error
     ),
     "check_split_gain": (
-        [_lazy("second_order", "split_gain"), _gain],
+        [_lazy("math.second_order", "split_gain"), _gain],
         [lambda *a: 2 * _gain(*a) + a[-1],            # without the 1/2
          lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, lam, 0.0),  # no gamma
          lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, 0.0, gamma)],  # no lambda

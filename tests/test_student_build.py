@@ -25,11 +25,18 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from book_builds import student_book  # noqa: E402
-from conftest import ROOT, chapter_notebooks  # noqa: E402
 from exercise_sources import (  # noqa: E402
-    chapter_exercises, corpus_windows, folder_text, html_text, normalised, solution_probes,
-    visible_sources, windows,
+    chapter_exercises,
+    corpus_windows,
+    folder_text,
+    html_text,
+    normalised,
+    solution_probes,
+    visible_sources,
+    windows,
 )
+
+from conftest import ROOT, chapter_notebooks  # noqa: E402
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 

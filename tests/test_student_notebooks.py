@@ -20,10 +20,16 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT, chapter_notebooks  # noqa: E402
 from exercise_sources import (  # noqa: E402
-    chapter_exercises, corpus_windows, normalised, solution_probes, visible_sources, windows,
+    chapter_exercises,
+    corpus_windows,
+    normalised,
+    solution_probes,
+    visible_sources,
+    windows,
 )
+
+from conftest import ROOT, chapter_notebooks  # noqa: E402
 
 TOOL = ROOT / "tools" / "student_notebooks.py"
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]

@@ -6,7 +6,7 @@ from scipy.stats import entropy as scipy_entropy
 from sklearn import tree as sktree
 
 from ensemble_ref import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
-from ensemble_ref.tree import entropy_impurity, gini_impurity, squared_error_impurity
+from ensemble_ref.math.impurity import entropy_impurity, gini_impurity, squared_error_impurity
 
 DEPTHS = [1, 2, 3, 5, 8, None]
 

@@ -1,5 +1,8 @@
-"""Decision trees written to be read: the chapter *Decision trees, the base learner* shows them.
+"""Decision trees: the readable grower the book shows, and the fast engine the estimators use.
 
-The modules of this package are imported by their path
-(``from ensemble_ref.trees.readable import grow_tree``); nothing is exported here.
+:mod:`.readable` is the short recursive grower of the chapter *Decision trees, the
+base learner*; :mod:`.engine` is the one fast engine (presorted features, level
+by level, the library-matching details) behind :mod:`.cart`, :mod:`.stump` and
+:mod:`.second_order_tree`. Modules are imported by their path; nothing is
+exported here.
 """

@@ -36,85 +36,29 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ._base import accepts_sample_weight as _accepts_sample_weight
-from ._base import clone as _clone
-from ._validation import (
+from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ..core.base import accepts_sample_weight as _accepts_sample_weight
+from ..core.base import clone as _clone
+from ..core.members import member_proba, parallel_map
+from ..core.validation import (
     check_array,
+    check_estimator,
     check_int,
     check_labels,
+    check_n_jobs,
     check_random_state,
     check_sample_weight,
     check_X_y,
 )
-from .bootstrap import bootstrap_indices
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
+from ..math import aggregation
+from ..math.bootstrap import bootstrap_indices
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
-
-
-# --------------------------------------------------------------------------------------
-# Helpers shared by the ensembles (bagging, forests, voting, stacking)
-# --------------------------------------------------------------------------------------
-def _check_estimator(estimator: Any, name: str, method: str = "fit") -> None:
-    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
-        raise TypeError(
-            f"{name} must be an unfitted estimator with fit and get_params methods, "
-            f"got {estimator!r}."
-        )
-
-
-def _check_n_jobs(n_jobs: Any) -> int | None:
-    """``None`` or ``1``: sequential; another int (``-1`` = all cores): joblib workers."""
-    if n_jobs is None:
-        return None
-    n_jobs = check_int(n_jobs, "n_jobs")
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be None, a positive int or a negative int (-1 = all cores), got 0.")
-    return n_jobs
-
-
-def _parallel_map(function: Callable, tasks: Sequence[tuple], n_jobs: int | None) -> list:
-    """``[function(*task) for task in tasks]``, through joblib when ``n_jobs`` asks for it.
-
-    joblib is imported only here, so it is needed only for parallel training.
-    The active joblib backend is used, so ``with joblib.parallel_backend("dask"):``
-    (or ``"ray"``) sends the work to a cluster.
-    """
-    if n_jobs is None or n_jobs == 1:
-        return [function(*task) for task in tasks]
-    try:
-        from joblib import Parallel, delayed
-    except ImportError:
-        raise ImportError(
-            f"n_jobs={n_jobs} trains the members in parallel with joblib, which is not "
-            "installed; install it (pip install joblib, or ensemble_ref[parallel]) or use "
-            "n_jobs=None."
-        ) from None
-    return Parallel(n_jobs=n_jobs)(delayed(function)(*task) for task in tasks)
-
-
-def _member_proba(estimator: Any, X: np.ndarray, n_classes: int) -> np.ndarray:
-    """Class probabilities of a member trained on labels ``0..n_classes-1``, shape (n, n_classes).
-
-    A member without ``predict_proba`` contributes a one-hot vote. A member that
-    saw only some classes gets zero probability for the others.
-    """
-    if hasattr(estimator, "predict_proba"):
-        P = np.asarray(estimator.predict_proba(X), dtype=float)
-        columns = np.asarray(estimator.classes_, dtype=np.intp)
-    else:
-        labels = np.asarray(estimator.predict(X)).astype(np.intp)
-        P = np.zeros((X.shape[0], n_classes))
-        P[np.arange(X.shape[0]), labels] = 1.0  # one vote for the predicted class
-        return P
-    out = np.zeros((X.shape[0], n_classes))
-    out[:, columns] = P
-    return out
 
 
 def _draw_sample(rng: np.random.Generator, n_samples: int, n_draws: int, bootstrap: bool
@@ -141,7 +85,7 @@ def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | No
         rows = np.flatnonzero(counts)
         weight = counts[rows] * (1.0 if w is None else w[rows])
         if classes is not None and isinstance(member, DecisionTreeClassifier):
-            member._fit_encoded(X[rows], y[rows], weight, classes)  # knows every class
+            member.fit_encoded(X[rows], y[rows], weight, classes)  # knows every class
         else:
             member.fit(X[rows], y[rows], sample_weight=weight)
     else:
@@ -181,7 +125,7 @@ class _BaseBagging(BaseEstimator):
             raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
         if not isinstance(self.oob_score, (bool, np.bool_)):
             raise TypeError(f"oob_score must be True or False, got {self.oob_score!r}.")
-        n_jobs = _check_n_jobs(self.n_jobs)
+        n_jobs = check_n_jobs(self.n_jobs)
         N = X.shape[0]
         n_draws = self._n_draws(N)
         if self.oob_score and not self.bootstrap and n_draws == N:
@@ -197,7 +141,7 @@ class _BaseBagging(BaseEstimator):
             )
         rng = check_random_state(self.random_state)
         seeds = rng.integers(0, 2**63 - 1, size=B)  # one seed per member, drawn up front
-        results = _parallel_map(
+        results = parallel_map(
             _fit_member,
             [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes)
              for b in range(B)],
@@ -247,7 +191,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         Unfitted base classifier, copied for each member; ``None`` means a fully
-        grown :class:`~ensemble_ref.tree.DecisionTreeClassifier`.
+        grown :class:`~ensemble_ref.trees.cart.DecisionTreeClassifier`.
     n_estimators : int, default=10
         Number of members ``B``.
     max_samples : int or float, default=1.0
@@ -299,7 +243,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     def _member_template(self) -> Any:
         if self.estimator is None:
             return DecisionTreeClassifier()
-        _check_estimator(self.estimator, "estimator")
+        check_estimator(self.estimator, "estimator")
         return self.estimator
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "BaggingClassifier":
@@ -326,10 +270,9 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
 
     def _set_oob(self, X: np.ndarray, y_encoded: np.ndarray) -> None:
         K = self.n_classes_
-        total, n_oob = self._oob_sum(X, lambda m, Xo: _member_proba(m, Xo, K), K)
+        total, n_oob = self._oob_sum(X, lambda m, Xo: member_proba(m, Xo, K), K)
         covered = n_oob > 0
-        decision = np.full((X.shape[0], K), np.nan)
-        decision[covered] = total[covered] / n_oob[covered, None]  # eq-oob-estimate
+        decision = aggregation._oob_mean(total, n_oob)  # eq-oob-estimate
         self.oob_decision_function_ = decision
         self.oob_score_ = float(np.mean(np.argmax(decision[covered], axis=1) == y_encoded[covered]))
 
@@ -338,7 +281,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         X = self._check_X_predict(X)
         P = np.zeros((X.shape[0], self.n_classes_))
         for member in self.estimators_:
-            P += _member_proba(member, X, self.n_classes_)
+            P += member_proba(member, X, self.n_classes_)
         return P / len(self.estimators_)  # eq-bagging-average
 
     def predict(self, X: Any) -> np.ndarray:
@@ -354,7 +297,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     ----------
     estimator : estimator or None, default=None
         Unfitted base regressor, copied for each member; ``None`` means a fully
-        grown :class:`~ensemble_ref.tree.DecisionTreeRegressor`.
+        grown :class:`~ensemble_ref.trees.cart.DecisionTreeRegressor`.
     n_estimators : int, default=10
         Number of members ``B``.
     max_samples : int or float, default=1.0
@@ -399,7 +342,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     def _member_template(self) -> Any:
         if self.estimator is None:
             return DecisionTreeRegressor()
-        _check_estimator(self.estimator, "estimator")
+        check_estimator(self.estimator, "estimator")
         return self.estimator
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "BaggingRegressor":
@@ -424,8 +367,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     def _set_oob(self, X: np.ndarray, y: np.ndarray) -> None:
         total, n_oob = self._oob_sum(X, lambda m, Xo: np.asarray(m.predict(Xo), float)[:, None], 1)
         covered = n_oob > 0
-        prediction = np.full(X.shape[0], np.nan)
-        prediction[covered] = total[covered, 0] / n_oob[covered]  # eq-oob-estimate
+        prediction = aggregation._oob_mean(total[:, 0], n_oob)  # eq-oob-estimate
         self.oob_prediction_ = prediction
         residual = np.sum((y[covered] - prediction[covered]) ** 2)
         spread = np.sum((y[covered] - y[covered].mean()) ** 2)

@@ -1,7 +1,7 @@
 r"""Gradient boosting with regression trees (chapter *Gradient boosting*).
 
 Friedman's algorithm for a loss :math:`L(y, F)` (the losses of
-:mod:`ensemble_ref.losses`):
+:mod:`ensemble_ref.math.losses`):
 
 1. start from the best constant, :math:`F_0 = \arg\min_c \sum_i w_i L(y_i, c)`
    (``init_``; equation ``eq-gb-init``);
@@ -9,13 +9,18 @@ Friedman's algorithm for a loss :math:`L(y, F)` (the losses of
 
    a. pseudo-residuals :math:`r_{im} = -\partial L(y_i, F)/\partial F` at
       :math:`F = F_{m-1}(x_i)` (equation ``eq-gb-residual``);
-   b. fit a regression tree (:class:`ensemble_ref.tree.DecisionTreeRegressor`,
+   b. fit a regression tree (:class:`ensemble_ref.trees.cart.DecisionTreeRegressor`,
       squared error) to :math:`(x_i, r_{im})`, giving leaves :math:`R_{jm}`;
    c. replace each leaf value by the best step for the loss,
       :math:`\gamma_{jm} = \arg\min_\gamma \sum_{x_i \in R_{jm}} w_i L(y_i, F_{m-1}(x_i) + \gamma)`
       (equation ``eq-gb-leaf``);
    d. update :math:`F_m(x) = F_{m-1}(x) + \nu \gamma_{jm}` for :math:`x \in R_{jm}`,
       with learning rate :math:`\nu`.
+
+The features are validated and sorted once per ``fit``; every stage grows its tree on
+that presorted data (:meth:`DecisionTreeRegressor.fit_presorted`). The losses are those
+of :mod:`ensemble_ref.math.losses`, the leaf values those of
+:mod:`ensemble_ref.math.gradient_boosting`.
 
 The leaf step (c) per loss:
 
@@ -32,7 +37,7 @@ The leaf step (c) per loss:
 **Agreement with scikit-learn.** With the same parameters these estimators
 reproduce ``sklearn.ensemble.GradientBoostingRegressor`` and
 ``GradientBoostingClassifier`` (their trees also use the squared error, and the
-tree of :mod:`ensemble_ref.tree` splits as scikit-learn's does). Details found by
+tree of :mod:`ensemble_ref.trees.cart` splits as scikit-learn's does). Details found by
 reading and testing scikit-learn 1.9:
 
 * the median in an ``absolute_error`` leaf is the *lower* weighted median
@@ -41,7 +46,7 @@ reading and testing scikit-learn 1.9:
   the initial constant is ``numpy.median`` (the average of the two middle values)
   when no sample weights are given, and the lower weighted median otherwise;
 * the pseudo-residual of ``absolute_error`` at :math:`y_i = F(x_i)` is :math:`+1`
-  (scikit-learn's subgradient, see :func:`ensemble_ref.losses.absolute_error_gradient`);
+  (scikit-learn's subgradient, see :func:`ensemble_ref.math.losses.absolute_error_gradient`);
   it matters because every leaf median puts one residual exactly there;
 * with ``absolute_error`` and unit weights the pseudo-residuals are :math:`\pm 1`,
   so two features often give *exactly* the same split score; scikit-learn breaks
@@ -52,7 +57,7 @@ reading and testing scikit-learn 1.9:
   pseudo-residuals are all equal, when rounding makes its impurity positive;
   this tree does not;
 * ``train_score_`` here is the mean loss with the conventions of
-  :mod:`ensemble_ref.losses`, so scikit-learn's ``train_score_`` is **twice** ours
+  :mod:`ensemble_ref.math.losses`, so scikit-learn's ``train_score_`` is **twice** ours
   for ``squared_error`` (it reports the mean squared error) and for the log loss (the
   binomial deviance), and equal for ``absolute_error``;
 * with ``subsample < 1`` each stage draws ``max(1, int(subsample * n))`` rows
@@ -67,8 +72,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ._validation import (
+from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ..core.validation import (
     check_array,
     check_float,
     check_int,
@@ -77,86 +82,13 @@ from ._validation import (
     check_sample_weight,
     check_X_y,
 )
-from .losses import get_loss, sigmoid
-from .tree import DecisionTreeRegressor
+from ..math import gradient_boosting as formulas
+from ..math.gradient_boosting import weighted_median
+from ..math.losses import get_loss, sigmoid
+from ..trees.cart import DecisionTreeRegressor
+from ..trees.engine import SortedColumns, to_float32
 
-__all__ = [
-    "GradientBoostingRegressor",
-    "GradientBoostingClassifier",
-    "weighted_median",
-    "newton_leaf_value",
-]
-
-
-# --- leaf values as small pure functions -------------------------------------------------------
-
-
-def weighted_median(values: Any, weights: Any = None) -> float:
-    r"""Lower weighted median: the smallest value whose cumulative weight reaches half the total.
-
-    Parameters
-    ----------
-    values : array-like of shape (n,)
-        Finite numbers (e.g. the residuals :math:`y_i - F(x_i)` of a leaf).
-    weights : array-like of shape (n,), optional
-        Non-negative weights with a positive sum; uniform by default.
-
-    Returns
-    -------
-    float
-        :math:`\min\{v_{(k)} : \sum_{i \le k} w_{(i)} \ge \tfrac12 \sum_i w_i\}` over the
-        values sorted increasingly. It minimises :math:`\sum_i w_i |v_i - c|` over
-        :math:`c` (equation ``eq-gb-leaf`` for the absolute error); when the
-        minimiser is an interval it is its left end. This is scikit-learn's
-        ``_weighted_percentile(values, weights, 50)``.
-    """
-    v = np.asarray(values)
-    if v.dtype.kind not in "biuf":
-        raise TypeError(f"values must contain real numbers, got dtype {v.dtype}.")
-    v = v.astype(np.float64)
-    if v.ndim != 1 or v.size == 0 or not np.isfinite(v).all():
-        raise ValueError("values must be a non-empty 1-D array of finite numbers.")
-    w = check_sample_weight(weights, v.size, name="weights")
-    order = np.argsort(v)
-    cdf = np.cumsum(w[order])  # cumulative weight of the sorted values
-    k = min(np.searchsorted(cdf, 0.5 * cdf[-1]), v.size - 1)  # first k with cdf[k] >= W / 2
-    return float(v[order[k]])
-
-
-def newton_leaf_value(residual: Any, hessian: Any, weights: Any = None) -> float:
-    r"""One Newton step for a leaf: :math:`\sum_i w_i r_i / \sum_i w_i h_i`.
-
-    Parameters
-    ----------
-    residual : array-like of shape (n,)
-        Negative gradients :math:`r_i = -g_i` of the leaf's samples.
-    hessian : array-like of shape (n,)
-        Second derivatives :math:`h_i \ge 0`.
-    weights : array-like of shape (n,), optional
-        Sample weights.
-
-    Returns
-    -------
-    float
-        The minimiser of the second-order expansion
-        :math:`\sum_i w_i (-r_i \gamma + \tfrac12 h_i \gamma^2)` (equation
-        ``eq-gb-leaf``); ``0.0`` when :math:`\sum_i w_i h_i < 10^{-150}`, where the
-        loss is flat and no step improves it (scikit-learn's rule).
-    """
-    r = np.asarray(residual, dtype=np.float64)
-    h = np.asarray(hessian, dtype=np.float64)
-    if r.shape != h.shape or r.ndim != 1 or not (np.isfinite(r).all() and np.isfinite(h).all()):
-        raise ValueError("residual and hessian must be finite 1-D arrays of the same length.")
-    if (h < 0).any():
-        raise ValueError("hessian must be non-negative.")
-    w = check_sample_weight(weights, r.size, name="weights")
-    numerator, denominator = np.sum(w * r), np.sum(w * h)
-    if abs(denominator) < 1e-150:
-        return 0.0
-    return float(numerator / denominator)  # eq-gb-leaf, Newton step
-
-
-# --- the estimators -----------------------------------------------------------------------------
+__all__ = ["GradientBoostingRegressor", "GradientBoostingClassifier"]
 
 
 class _BaseGradientBoosting(BaseEstimator):
@@ -181,25 +113,24 @@ class _BaseGradientBoosting(BaseEstimator):
         L = get_loss(self.loss)
         nu = float(self.learning_rate)
         self.n_features_in_ = X.shape[1]
+        data = SortedColumns(to_float32(X))  # X rounded and sorted once for every stage
         self.init_ = self._init_value(y, None if sample_weight is None else sw)  # F_0, eq-gb-init
         F = np.full(n, self.init_)  # F_{m-1}(x_i)
         n_inbag = max(1, int(self.subsample * n))
         self.estimators_, scores = [], []
         for m in range(self.n_estimators):
-            if n_inbag < n:  # stochastic gradient boosting: fit on a random subsample
-                in_bag = np.zeros(n, dtype=bool)
-                in_bag[rng.choice(n, n_inbag, replace=False)] = True
-            else:
-                in_bag = np.ones(n, dtype=bool)
-            r = -L.gradient(y, F)  # eq-gb-residual: pseudo-residuals
+            in_bag = (np.ones(n, dtype=bool) if n_inbag == n  # else stochastic gradient boosting
+                      else np.isin(np.arange(n), rng.choice(n, n_inbag, replace=False)))
+            r = -L.unchecked("gradient")(y, F)  # eq-gb-residual: pseudo-residuals
             tree = DecisionTreeRegressor(max_depth=self.max_depth,
                                          min_samples_leaf=self.min_samples_leaf)
-            tree.fit(X, r, sample_weight=sw * in_bag)  # out-of-bag rows get weight 0
-            leaves = tree.apply(X)
+            tree.fit_presorted(data, r, sw * in_bag)  # out-of-bag rows get weight 0
+            leaves = tree.tree_.apply(data.XT.T)
             self._set_leaf_values(tree, leaves, in_bag, y, F, r, sw)  # eq-gb-leaf
             F = F + nu * tree.tree_.value[leaves]  # F_m = F_{m-1} + nu gamma_jm
             self.estimators_.append(tree)
-            scores.append(np.average(L.value(y[in_bag], F[in_bag]), weights=sw[in_bag]))
+            scores.append(np.average(L.unchecked("value")(y[in_bag], F[in_bag]),
+                                     weights=sw[in_bag]))
         self.train_score_ = np.array(scores)
 
     def _set_leaf_values(self, tree: DecisionTreeRegressor, leaves: np.ndarray,
@@ -209,22 +140,22 @@ class _BaseGradientBoosting(BaseEstimator):
         if self.loss == "squared_error":  # the leaf means of the residuals are optimal
             return
         value = tree.tree_.value
+        hessian = get_loss(self.loss).unchecked("hessian")
         for leaf in np.flatnonzero(tree.tree_.children_left == -1):
             idx = np.flatnonzero(in_bag & (leaves == leaf))
             if idx.size == 0:
                 continue
             if self.loss == "absolute_error":  # median of y_i - F_{m-1}(x_i) in the leaf
-                value[leaf] = weighted_median(y[idx] - F[idx], sw[idx])
+                value[leaf] = formulas._weighted_median(y[idx] - F[idx], sw[idx])
             else:  # log loss: Newton step with h_i = p_i (1 - p_i)
-                p = sigmoid(F[idx])
-                value[leaf] = newton_leaf_value(r[idx], p * (1.0 - p), sw[idx])
+                value[leaf] = formulas._newton_step(r[idx], hessian(y[idx], F[idx]), sw[idx])
 
     def _staged_raw(self, X: Any) -> Iterator[np.ndarray]:
         self._check_is_fitted("estimators_")
-        X = check_array(X, n_features=self.n_features_in_)
-        F = np.full(X.shape[0], self.init_)
+        X32 = to_float32(check_array(X, n_features=self.n_features_in_))  # validated once
+        F = np.full(X32.shape[0], self.init_)
         for tree in self.estimators_:
-            F = F + self.learning_rate * tree.predict(X)
+            F = F + self.learning_rate * tree.tree_.value[tree.tree_.apply(X32)]
             yield F
 
     def _raw(self, X: Any) -> np.ndarray:
@@ -261,7 +192,7 @@ _GB_ATTRIBUTES = """
         (before the learning rate).
     train_score_ : ndarray of shape (n_estimators,)
         Mean (weighted, in-bag) training loss after each stage, with the loss
-        conventions of :mod:`ensemble_ref.losses`.
+        conventions of :mod:`ensemble_ref.math.losses`.
     n_features_in_ : int
 """
 

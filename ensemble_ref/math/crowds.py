@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from ._validation import check_float, check_int, check_random_state
+from ..core.validation import as_output, check_float, check_int, check_random_state, check_reals
 
 __all__ = [
     "majority_error",
@@ -56,16 +56,9 @@ _TIES = ("coin", "wrong")
 def _check_reals(value: Any, name: str, low: float, high: float, *, low_open: bool = False,
                  high_open: bool = False) -> np.ndarray:
     """A float array whose entries lie in the interval [low, high] (ends optionally open)."""
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "biuf" or arr.dtype == bool:
+    if np.asarray(value).dtype == bool:
         raise TypeError(f"{name} must contain real numbers, got {value!r}.")
-    arr = arr.astype(np.float64)
-    bad = ~np.isfinite(arr) | ((arr <= low) if low_open else (arr < low))
-    bad |= (arr >= high) if high_open else (arr > high)
-    if bad.any():
-        left, right = "(" if low_open else "[", ")" if high_open else "]"
-        raise ValueError(f"{name} must lie in {left}{low}, {high}{right}, got {value!r}.")
-    return arr
+    return check_reals(value, name, low, high, low_open=low_open, high_open=high_open)
 
 
 def _check_counts(value: Any, name: str, low: int = 1) -> np.ndarray:
@@ -83,10 +76,6 @@ def _check_ties(ties: str) -> float:
     if ties not in _TIES:
         raise ValueError(f"ties must be one of {_TIES}, got {ties!r}.")
     return 0.5 if ties == "coin" else 1.0
-
-
-def _out(arr: np.ndarray) -> float | np.ndarray:
-    return float(arr) if arr.ndim == 0 else arr
 
 
 # --- independent voters: Condorcet's jury theorem ---------------------------------------
@@ -135,7 +124,7 @@ def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
         log_pmf = log_comb + special.xlogy(t, q) + special.xlog1py(n - t, -q)
         pmf = np.exp(log_pmf)  # C(n, t) p^t (1-p)^(n-t)
         out[sel] = pmf[:, 2 * t < n].sum(axis=1) + tie_weight * pmf[:, 2 * t == n].sum(axis=1)
-    return _out(out)
+    return as_output(out)
 
 
 def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
@@ -163,7 +152,7 @@ def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
     p = _check_reals(p, "p", 0.5, 1.0)
     T = _check_counts(T, "T")
     eps = p - 0.5  # the voter's edge over a coin
-    return _out(0.5 * (1.0 - 4.0 * eps**2) ** (T / 2.0))  # eq-condorcet-bound
+    return as_output(0.5 * (1.0 - 4.0 * eps**2) ** (T / 2.0))  # eq-condorcet-bound
 
 
 # --- Cantelli's inequality ---------------------------------------------------------------
@@ -194,7 +183,7 @@ def cantelli_bound(variance: Any, lam: Any) -> float | np.ndarray:
     """
     var = _check_reals(variance, "variance", 0.0, np.inf)
     lam = _check_reals(lam, "lam", 0.0, np.inf, low_open=True)
-    return _out(var / (var + lam**2))  # eq-cantelli
+    return as_output(var / (var + lam**2))  # eq-cantelli
 
 
 def cantelli_extremal(mean: float, variance: float, lam: float
@@ -270,7 +259,7 @@ def mean_vote_variance(p: Any, c: Any, n: Any) -> float | np.ndarray:
         raise ValueError("c must be at least -1/(n-1): a smaller average correlation of n "
                          f"voters is impossible (got c={c!r}, n={n!r}).")
     v = p * (1 - p)  # variance of one vote
-    return _out(v / n + (n - 1) / n * c * v)  # eq-crowd-variance
+    return as_output(v / n + (n - 1) / n * c * v)  # eq-crowd-variance
 
 
 def majority_lower_bound(p: Any, c: Any, n: Any = None) -> float | np.ndarray:
@@ -313,7 +302,7 @@ def majority_lower_bound(p: Any, c: Any, n: Any = None) -> float | np.ndarray:
         sigma2 = c * p * (1 - p)  # limit of eq-crowd-variance as n -> infinity
     else:
         sigma2 = np.asarray(mean_vote_variance(p, c, n))
-    return _out(delta**2 / (sigma2 + delta**2))  # 1 - cantelli_bound(sigma2, delta)
+    return as_output(delta**2 / (sigma2 + delta**2))  # 1 - cantelli_bound(sigma2, delta)
 
 
 # --- a simulator of correlated voters ---------------------------------------------------

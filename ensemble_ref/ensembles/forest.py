@@ -15,15 +15,15 @@ equation ``eq-var-average``, so lowering ``rho`` lowers what averaging
 cannot remove.
 
 Everything except the trees (the bootstrap samples, the seeds drawn up front,
-``n_jobs``, the out-of-bag estimates) is :mod:`ensemble_ref.bagging`.
+``n_jobs``, the out-of-bag estimates) is :mod:`ensemble_ref.ensembles.bagging`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from .bagging import BaggingClassifier, BaggingRegressor
-from .tree import DecisionTreeClassifier, DecisionTreeRegressor
 
 __all__ = ["RandomForestClassifier", "RandomForestRegressor"]
 
@@ -37,7 +37,7 @@ class RandomForestClassifier(BaggingClassifier):
         Number of trees ``B``.
     max_features : None, int, float, "sqrt" or "log2", default="sqrt"
         Number ``m`` of features searched at each node (see
-        :class:`~ensemble_ref.tree.DecisionTreeClassifier`).
+        :class:`~ensemble_ref.trees.cart.DecisionTreeClassifier`).
     max_depth : int or None, default=None
         Maximum depth of the trees (``None``: fully grown).
     min_samples_leaf : int or float, default=1

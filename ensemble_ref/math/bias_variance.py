@@ -31,8 +31,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ._validation import check_array, check_float, check_int, check_random_state
-from .datasets import sample_sine_inputs, sine_function
+from ..core.validation import check_array, check_float, check_int, check_random_state
+from ..harness.datasets import sample_sine_inputs, sine_function
 
 __all__ = [
     "BiasVariance",
@@ -129,9 +129,9 @@ def simulate_predictions(estimator_factory: Callable[[int], Any], X_test: Any, n
         Size :math:`N` of each training set.
     noise : float, default=0.5
         Noise standard deviation :math:`\sigma`: :math:`y = f(x) + \sigma Z`.
-    f : callable, default=:func:`~ensemble_ref.datasets.sine_function`
+    f : callable, default=:func:`~ensemble_ref.harness.datasets.sine_function`
         The regression function, ``f(X) -> (n,)``.
-    sample_X : callable, default=:func:`~ensemble_ref.datasets.sample_sine_inputs`
+    sample_X : callable, default=:func:`~ensemble_ref.harness.datasets.sample_sine_inputs`
         ``sample_X(n, rng) -> (n, n_features)`` draws training inputs.
     predict : callable, optional
         ``predict(fitted, X_test)``; defaults to ``fitted.predict(X_test)``.
@@ -320,7 +320,8 @@ class MemberCovariance:
     cov_values: np.ndarray
 
     def average_variance(self, M: int) -> MonteCarloEstimate:
-        r"""Predicted variance of the average of ``M`` members: :math:`\bar\rho\bar\sigma^2 + (1-\bar\rho)\bar\sigma^2/M`.
+        r"""Predicted variance of the average of ``M`` members,
+        :math:`\bar\rho\bar\sigma^2 + (1-\bar\rho)\bar\sigma^2/M`.
 
         Returns a :class:`MonteCarloEstimate` whose standard error treats the
         ``R`` training sets as independent (it ignores the small extra error
@@ -420,7 +421,7 @@ def variance_of_average(sigma2: Any, rho: Any, M: Any) -> float | np.ndarray:
 def equicorrelated_normals(M: int, rho: float, n_samples: int,
                            random_state: np.random.Generator | int | None, *,
                            sigma: float = 1.0) -> np.ndarray:
-    r"""Draw ``n_samples`` vectors of ``M`` normal variables with variance ``sigma**2`` and pairwise correlation ``rho``.
+    r"""Draw ``n_samples`` vectors of ``M`` normal variables, variance ``sigma**2``, pairwise correlation ``rho``.
 
     Parameters
     ----------

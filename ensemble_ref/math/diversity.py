@@ -3,7 +3,7 @@
 For members :math:`h_1, \\dots, h_M` and points :math:`(x_i, y_i)`, let
 :math:`X_{m i} = \\mathbb 1[h_m(x_i) = y_i]` say whether member ``m`` is right
 on point ``i``. The correlated-voters bound (equations ``eq-crowd-variance``
-and ``eq-crowd-bound``, :func:`ensemble_ref.crowds.majority_lower_bound`) needs
+and ``eq-crowd-bound``, :func:`ensemble_ref.math.crowds.majority_lower_bound`) needs
 
 * the mean accuracy (*strength*) :math:`\\bar p = \\frac1M \\sum_m \\bar X_m`, and
 * the average pairwise correlation
@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ._validation import check_array
+from ..core.validation import check_array
 
 __all__ = ["MemberDiversity", "member_diversity", "member_correctness", "mean_pairwise_correlation"]
 
@@ -126,7 +126,7 @@ def member_diversity(ensemble: Any, X: Any, y: Any) -> MemberDiversity:
     -------
     MemberDiversity
         ``(mean_accuracy, mean_correlation)``: :math:`\\bar p` and :math:`c`, ready
-        for :func:`ensemble_ref.crowds.majority_lower_bound`. Unpacks as a pair:
+        for :func:`ensemble_ref.math.crowds.majority_lower_bound`. Unpacks as a pair:
         ``strength, correlation = member_diversity(forest, X, y)``.
 
     Notes

@@ -21,6 +21,11 @@ __all__ = [
     "check_float",
     "check_labels",
     "check_scale",
+    "check_reals",
+    "check_pair",
+    "check_estimator",
+    "check_n_jobs",
+    "as_output",
 ]
 
 
@@ -237,3 +242,75 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
     if w.sum() <= 0:
         raise ValueError(f"{name} must have a positive sum; all weights are zero.")
     return w
+
+
+def check_reals(value: Any, name: str, low: float | None = None, high: float | None = None, *,
+                low_open: bool = False, high_open: bool = False, vector: bool = False,
+                message: str | None = None) -> np.ndarray:
+    """A float64 array of finite reals, optionally within ``[low, high]`` (ends optionally open).
+
+    ``vector=True`` also requires a non-empty 1-D array. ``message`` replaces the
+    interval in the error raised for an entry outside it.
+    """
+    arr = np.asarray(value)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
+    arr = arr.astype(np.float64)
+    if vector and (arr.ndim != 1 or arr.size == 0):
+        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
+    bad = np.zeros(arr.shape, dtype=bool)
+    if low is not None:
+        bad |= (arr <= low) if low_open else (arr < low)
+    if high is not None:
+        bad |= (arr >= high) if high_open else (arr > high)
+    if low is None and high is None and not np.isfinite(arr).all():
+        raise ValueError(f"{name} must not contain NaN or infinity.")
+    if bad.any() or not np.isfinite(arr).all():
+        left, right = "(" if low_open else "[", ")" if high_open else "]"
+        interval = message or f"lie in {left}{low}, {high}{right}"
+        raise ValueError(f"{name} must {interval}, got {value!r}.")
+    return arr
+
+
+def check_pair(y: Any, F: Any, labels: str | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Labels or targets ``y`` and scores ``F``: finite float arrays of one shape.
+
+    ``labels="01"`` restricts ``y`` to {0, 1} (log loss), ``"pm1"`` to {-1, +1}.
+    """
+    y, F = np.asarray(y), np.asarray(F)
+    for name, a in (("y", y), ("F", F)):
+        if a.dtype.kind not in "biuf":
+            raise TypeError(f"{name} must contain real numbers, got dtype {a.dtype}.")
+    if y.shape != F.shape:
+        raise ValueError(f"y and F must have the same shape, got {y.shape} and {F.shape}.")
+    y, F = check_reals(y, "y"), check_reals(F, "F")
+    if labels == "01" and not np.isin(y, (0.0, 1.0)).all():
+        raise ValueError("y must contain only the labels 0 and 1 for the log loss.")
+    if labels == "pm1" and not np.isin(y, (-1.0, 1.0)).all():
+        raise ValueError("y must contain only the labels -1 and +1 for the exponential loss.")
+    return y, F
+
+
+def as_output(arr: np.ndarray) -> np.ndarray | float:
+    """A 0-d result as a Python float, any other array unchanged."""
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def check_estimator(estimator: Any, name: str, method: str = "fit") -> None:
+    """Raise ``TypeError`` unless ``estimator`` is an unfitted estimator (``fit``, ``get_params``)."""
+    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
+        raise TypeError(
+            f"{name} must be an unfitted estimator with fit and get_params methods, "
+            f"got {estimator!r}."
+        )
+
+
+def check_n_jobs(n_jobs: Any) -> int | None:
+    """``None`` or ``1``: sequential; another int (``-1`` = all cores): joblib workers."""
+    if n_jobs is None:
+        return None
+    n_jobs = check_int(n_jobs, "n_jobs")
+    if n_jobs == 0:
+        raise ValueError("n_jobs must be None, a positive int or a negative int (-1 = all cores), got 0.")
+    return n_jobs
+

@@ -20,9 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ._validation import check_array, check_labels, check_sample_weight, check_X_y
-from .bagging import _accepts_sample_weight, _check_estimator, _clone, _member_proba
+from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ..core.base import accepts_sample_weight as _accepts_sample_weight
+from ..core.base import clone as _clone
+from ..core.members import member_proba
+from ..core.validation import check_array, check_estimator, check_labels, check_sample_weight, check_X_y
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
 
@@ -77,7 +79,7 @@ class _NamedEstimators(BaseEstimator):
                     f"estimators names must be unique, without '__', and differ from the "
                     f"parameter names {self._get_param_names()}; got {name!r}."
                 )
-            _check_estimator(estimator, f"estimators[{name!r}]")
+            check_estimator(estimator, f"estimators[{name!r}]")
             names.append(name)
             members.append(estimator)
         return names, members
@@ -188,7 +190,7 @@ class VotingClassifier(ClassifierMixin, _NamedEstimators):
     def _predict_proba(self, X: Any) -> np.ndarray:
         X = self._check_X_predict(X)
         K = self.classes_.size
-        P = sum(w * _member_proba(m, X, K) for w, m in zip(self.weights_, self.estimators_))
+        P = sum(w * member_proba(m, X, K) for w, m in zip(self.weights_, self.estimators_))
         return P / self.weights_.sum()  # eq-soft-vote
 
     def predict(self, X: Any) -> np.ndarray:

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_int, check_random_state
+from ..core.validation import check_int, check_random_state
 
 __all__ = [
     "breiman_max_features",

@@ -30,9 +30,12 @@ from typing import Any
 import numpy as np
 from scipy.optimize import minimize
 
-from ._base import BaseEstimator, ClassifierMixin, RegressorMixin
-from ._validation import (
+from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from ..core.base import clone as _clone
+from ..core.members import member_proba
+from ..core.validation import (
     check_array,
+    check_estimator,
     check_float,
     check_int,
     check_labels,
@@ -41,7 +44,6 @@ from ._validation import (
     check_scale,
     check_X_y,
 )
-from .bagging import _check_estimator, _clone, _member_proba
 from .voting import _NamedEstimators
 
 __all__ = [
@@ -205,7 +207,7 @@ class _BaseStacking(_NamedEstimators):
     def _fit_stack(self, X: np.ndarray, y: np.ndarray, folds_y: Any, default_final: Any) -> None:
         names, members = self._validate_estimators()
         final = default_final if self.final_estimator is None else self.final_estimator
-        _check_estimator(final, "final_estimator")
+        check_estimator(final, "final_estimator")
         cv = check_int(self.cv, "cv", low=2, high=X.shape[0])
         folds = stratified_kfold_indices(X.shape[0], cv, self.random_state, y=folds_y)
         # 2. out-of-fold meta-features: z_i from members that never saw point i
@@ -272,7 +274,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     def _meta_features(self, members: list, X: np.ndarray) -> np.ndarray:
         K = self.classes_.size
-        blocks = [_member_proba(m, X, K) for m in members]
+        blocks = [member_proba(m, X, K) for m in members]
         if K == 2:
             blocks = [P[:, 1:] for P in blocks]  # p_1 = 1 - p_2 carries no information
         return np.hstack(blocks)
@@ -287,7 +289,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     def predict_proba(self, X: Any) -> np.ndarray:
         """The meta-classifier's probabilities, shape (n_samples, n_classes)."""
         Z = self.transform(X)
-        return _member_proba(self.final_estimator_, Z, self.classes_.size)
+        return member_proba(self.final_estimator_, Z, self.classes_.size)
 
     def predict(self, X: Any) -> np.ndarray:
         """The meta-classifier's prediction."""

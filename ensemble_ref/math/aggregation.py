@@ -27,10 +27,9 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-
 from scipy.stats import binom
 
-from ._validation import check_int
+from ..core.validation import check_int
 from .bootstrap import oob_fraction_exact
 
 __all__ = [
@@ -180,10 +179,15 @@ def oob_aggregate(in_bag: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, 
     n_oob = oob.sum(axis=0).astype(np.int64)  # |M_i|
     w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
     total = (w * F).sum(axis=0)  # sum over t in M_i of f_t(x_i)
+    return _oob_mean(total, n_oob), n_oob
+
+
+def _oob_mean(total: np.ndarray, n_oob: np.ndarray) -> np.ndarray:
+    """sum_{t in M_i} f_t(x_i) / |M_i| per point (rows of shape () or (K,)); NaN when M_i is empty."""
     with np.errstate(invalid="ignore", divide="ignore"):
-        oob_mean = total / n_oob.reshape((-1,) + (1,) * (F.ndim - 2))  # eq-oob-estimate
+        oob_mean = total / n_oob.reshape((-1,) + (1,) * (total.ndim - 1))  # eq-oob-estimate
     oob_mean[n_oob == 0] = np.nan
-    return oob_mean, n_oob
+    return oob_mean
 
 
 def oob_error(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray) -> tuple[float, int]:

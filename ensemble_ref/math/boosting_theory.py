@@ -1,13 +1,13 @@
 r"""Small pieces of boosting theory that the chapters check numerically.
 
-The estimators live in :mod:`ensemble_ref.adaboost` and
-:mod:`ensemble_ref.gradient_boosting`, the losses in :mod:`ensemble_ref.losses`.
+The estimators live in :mod:`ensemble_ref.ensembles.adaboost` and
+:mod:`ensemble_ref.ensembles.gradient_boosting`, the losses in :mod:`ensemble_ref.math.losses`.
 This module holds what a derivation needs *besides* them, so that a chapter can
 compare the estimators with an independent computation:
 
 * :func:`best_stump_brute_force` tries every decision stump on every point, the
   slow reference for the sort-and-cumulative-sum search of
-  :class:`~ensemble_ref.adaboost.DecisionStump` (chapter *AdaBoost*);
+  :class:`~ensemble_ref.trees.stump.DecisionStump` (chapter *AdaBoost*);
 * :func:`reweight_misclassified` is the weight update in the form most texts
   write it, :math:`w_i \leftarrow w_i e^{\beta [h(x_i) \ne y_i]}` followed by
   normalisation (equation ``eq-adaboost-literature``);
@@ -23,21 +23,19 @@ compare the estimators with an independent computation:
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ._base import BaseEstimator, RegressorMixin
-from ._validation import (
-    check_array,
+from ..core.validation import (
     check_float,
     check_int,
     check_labels,
     check_sample_weight,
-    check_scale,
     check_X_y,
 )
+from . import adaboost
 from .losses import Loss, get_loss
 
 __all__ = [
@@ -46,7 +44,6 @@ __all__ = [
     "samme_exponential_loss",
     "line_search",
     "squared_error_step",
-    "LinearBoostingRegressor",
 ]
 
 
@@ -149,8 +146,8 @@ def reweight_misclassified(weights: Any, misclassified: Any, beta: float) -> np.
             f"{wrong.dtype} and shape {wrong.shape}."
         )
     beta = check_float(beta, "beta")
-    w = w * np.exp(np.where(wrong, beta, 0.0))  # w_i e^{beta [h(x_i) != y_i]}
-    return w / w.sum()  # normalise to a distribution
+    # the book's update with alpha = beta / 2: e^{-alpha y h} = e^{-alpha} e^{beta [h != y]}
+    return adaboost._reweight(w / w.sum(), np.where(wrong, -1.0, 1.0), 0.5 * beta)[0]
 
 
 # --- SAMME ----------------------------------------------------------------------------------
@@ -184,8 +181,7 @@ def samme_exponential_loss(y: Any, F: Any, n_classes: int) -> np.ndarray:
         raise ValueError(f"F must have shape ({y.shape[0]}, {K}), got {F.shape}.")
     if not np.isfinite(F).all():
         raise ValueError("F must not contain NaN or infinity.")
-    Y = np.full((y.shape[0], K), -1.0 / (K - 1))  # SAMME code of the labels
-    Y[np.arange(y.shape[0]), y] = 1.0
+    Y = adaboost._samme_codes(y, K)  # SAMME code of the labels
     return np.exp(-np.sum(Y * F, axis=1) / K)  # eq-samme-loss
 
 
@@ -204,9 +200,9 @@ def line_search(loss: Any, y: Any, F: Any, direction: Any, *, xtol: float = 1e-1
     Parameters
     ----------
     loss : str or Loss
-        A name accepted by :func:`ensemble_ref.losses.get_loss`
+        A name accepted by :func:`ensemble_ref.math.losses.get_loss`
         (``"squared_error"``, ``"absolute_error"``, ``"log_loss"``,
-        ``"exponential"``) or a :class:`~ensemble_ref.losses.Loss`.
+        ``"exponential"``) or a :class:`~ensemble_ref.math.losses.Loss`.
     y : array-like of shape (n_samples,)
         Targets or labels in the loss's convention.
     F : array-like of shape (n_samples,)
@@ -295,106 +291,3 @@ def squared_error_step(residuals: Any, direction: Any) -> float:
 
 
 # --- boosting linear learners ------------------------------------------------------------
-
-
-class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
-    r"""Least-squares boosting with linear base learners :math:`b_m(x) = a_m + \beta_m^\top x`.
-
-    Starting from :math:`f_0 = \bar y`, round :math:`m` fits :math:`b_m` to the
-    residuals :math:`r_i = y_i - f_{m-1}(x_i)` by least squares and sets
-    :math:`f_m = f_{m-1} + \nu b_m`. Predictions are computed by summing the
-    learners, exactly as for any boosted model; the point of the class is that
-    the sum is again linear (equation ``eq-gb-linear``).
-
-    Parameters
-    ----------
-    n_estimators : int, default=100
-        Number of rounds :math:`M`.
-    learning_rate : float, default=0.1
-        Shrinkage :math:`\nu \in (0, 1]`.
-    componentwise : bool, default=False
-        If ``True`` each learner uses a single feature (the one whose simple
-        regression best fits the residuals), as in componentwise L2-boosting;
-        otherwise it is the full least-squares fit on all features.
-
-    Attributes
-    ----------
-    init_ : float
-        :math:`f_0 = \bar y`.
-    intercepts_ : ndarray of shape (M,)
-        :math:`a_m`.
-    coefs_ : ndarray of shape (M, n_features)
-        :math:`\beta_m`.
-    train_score_ : ndarray of shape (M,)
-        Mean squared training error after each round.
-    n_features_in_ : int
-    """
-
-    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1,
-                 componentwise: bool = False) -> None:
-        self.n_estimators = n_estimators
-        self.learning_rate = learning_rate
-        self.componentwise = componentwise
-
-    @staticmethod
-    def _fit_linear(X: np.ndarray, r: np.ndarray, componentwise: bool) -> tuple[float, np.ndarray]:
-        """Least-squares ``a + beta^T x`` for the residuals ``r``."""
-        n, d = X.shape
-        beta = np.zeros(d)
-        if not componentwise:
-            A = np.column_stack([np.ones(n), X])
-            coef = np.linalg.lstsq(A, r, rcond=None)[0]  # min ||r - a - X beta||^2
-            return float(coef[0]), coef[1:]
-        Xc = X - X.mean(axis=0)
-        rc = r - r.mean()
-        ss = np.sum(Xc**2, axis=0)
-        slope = np.divide(Xc.T @ rc, ss, out=np.zeros(d), where=ss > 0)  # simple regressions
-        j = int(np.argmax(slope * (Xc.T @ rc)))  # largest drop of the residual sum of squares
-        beta[j] = slope[j]
-        return float(r.mean() - slope[j] * X[:, j].mean()), beta
-
-    def fit(self, X: Any, y: Any) -> "LinearBoostingRegressor":
-        """Boost ``n_estimators`` linear learners on ``(X, y)``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_samples, n_features)
-        y : array-like of shape (n_samples,)
-
-        Returns
-        -------
-        self
-        """
-        X, y = check_X_y(X, y, y_numeric=True)
-        check_scale(X, "X")  # least squares forms X^T X
-        M = check_int(self.n_estimators, "n_estimators", low=1)
-        nu = check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, low_open=True)
-        if not isinstance(self.componentwise, (bool, np.bool_)):
-            raise TypeError(f"componentwise must be a bool, got {self.componentwise!r}.")
-        self.n_features_in_ = X.shape[1]
-        self.init_ = float(y.mean())  # f_0 = mean of y
-        F = np.full(y.shape, self.init_)
-        a, B, scores = np.empty(M), np.empty((M, X.shape[1])), np.empty(M)
-        for m in range(M):
-            r = y - F  # residuals = negative gradient of 1/2 (y - F)^2
-            a[m], B[m] = self._fit_linear(X, r, bool(self.componentwise))
-            F = F + nu * (a[m] + X @ B[m])  # f_m = f_{m-1} + nu b_m
-            scores[m] = np.mean((y - F) ** 2)
-        self.intercepts_, self.coefs_, self.train_score_ = a, B, scores
-        return self
-
-    def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
-        """Yield :math:`f_m(X)` for ``m = 1, ..., M``, summing the learners one by one."""
-        self._check_is_fitted("coefs_")
-        X = check_array(X, n_features=self.n_features_in_)
-        F = np.full(X.shape[0], self.init_)
-        for a, beta in zip(self.intercepts_, self.coefs_):
-            F = F + self.learning_rate * (a + X @ beta)  # f_m = f_{m-1} + nu b_m
-            yield F.copy()
-
-    def predict(self, X: Any) -> np.ndarray:
-        r""":math:`f_M(x) = \bar y + \nu \sum_m b_m(x)`, as a sum over the learners."""
-        F = None
-        for F in self.staged_predict(X):
-            pass
-        return F

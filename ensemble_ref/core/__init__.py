@@ -1,0 +1,1 @@
+"""Base classes of the estimators and the one validation module (imported by path)."""

@@ -1,0 +1,302 @@
+"""How CART trees are grown: all the nodes of one depth at a time, on presorted features.
+
+1. every feature is sorted **once** per ``fit``
+   (:class:`~ensemble_ref.trees.engine.SortedColumns`); the samples of each node occupy
+   one contiguous segment of every sorted row;
+2. on a level, cumulative sums along the sorted rows give the left-child statistics
+   of every candidate threshold of every (feature, node) pair in one pass, from which
+   the split score of every candidate follows (:mod:`ensemble_ref.math.impurity`);
+3. a segmented maximum picks the best candidate of every node (the first, left-most,
+   best threshold of the first best feature);
+4. a stable partition of every sorted row moves the samples of each split node into
+   the segments of its two children, keeping every row sorted
+   (:func:`~ensemble_ref.trees.engine.partition`), so nothing is sorted again.
+
+The rules that make the result scikit-learn's (float32 features, midpoint thresholds,
+values closer than 1e-7 being equal) are those of :mod:`ensemble_ref.trees.engine`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..math import impurity as formulas
+from .engine import FEATURE_THRESHOLD, SortedColumns, child_key_type, midpoint32, partition, segment_ranges
+
+__all__ = ["SquaredError", "ClassCounts", "GrowParams", "grow"]
+
+TREE_LEAF = -1  # children_left / children_right of a leaf
+TREE_UNDEFINED = -2  # feature / threshold of a leaf
+EPSILON = np.finfo(np.float64).eps  # a node with impurity <= EPSILON is pure
+
+
+# --- criteria: per-sample statistics, node impurity and split score ------------------------------
+
+
+class SquaredError:
+    """Squared-error criterion. Statistics ``Z = w y`` (shape (1, N)) and ``Q = w y^2``."""
+
+    def __init__(self, y: np.ndarray, w: np.ndarray) -> None:
+        self.Z = (w * y)[None, :]  # the sums S_L, S_R come from cumulative sums of w*y
+        self.Q = w * y * y
+
+    def node_stats(self, idx: np.ndarray, node: np.ndarray, n_nodes: int, w: np.ndarray):
+        """Sums ``S`` (1, J), weights ``W`` (J,) and impurities of J nodes (``node`` labels ``idx``)."""
+        S = np.bincount(node, weights=self.Z[0, idx], minlength=n_nodes)[None, :]
+        Q = np.bincount(node, weights=self.Q[idx], minlength=n_nodes)
+        W = np.bincount(node, weights=w[idx], minlength=n_nodes)
+        return S, W, formulas.squared_error_impurity(S[0], Q, W)
+
+    @staticmethod
+    def value(S: np.ndarray, W: np.ndarray) -> np.ndarray:
+        return S[0] / W  # leaf prediction: weighted mean of y
+
+    @staticmethod
+    def proxy(SL: np.ndarray, WL: np.ndarray, SR: np.ndarray, WR: np.ndarray) -> np.ndarray:
+        return formulas._sse_proxy(SL[0], WL, SR[0], WR)
+
+
+class ClassCounts:
+    """Gini or entropy criterion. Statistics ``Z = w * onehot(y)`` (shape (K, N)): class counts."""
+
+    def __init__(self, y: np.ndarray, w: np.ndarray, n_classes: int, criterion: str) -> None:
+        self.K = n_classes
+        self.y = y
+        self.Z = np.zeros((n_classes, y.shape[0]))
+        self.Z[y, np.arange(y.shape[0])] = w
+        self.impurity = (formulas.gini_impurity if criterion == "gini"
+                         else formulas.entropy_impurity)
+
+    def node_stats(self, idx: np.ndarray, node: np.ndarray, n_nodes: int, w: np.ndarray):
+        """Class counts ``C`` (K, J), weights ``W`` (J,) and impurities of J nodes."""
+        C = np.bincount(self.y[idx] * n_nodes + node, weights=w[idx],
+                        minlength=n_nodes * self.K).reshape(self.K, n_nodes)
+        W = np.bincount(node, weights=w[idx], minlength=n_nodes)
+        return C, W, self.impurity(C, W, axis=0)
+
+    @staticmethod
+    def value(C: np.ndarray, W: np.ndarray) -> np.ndarray:
+        return (C / W).T  # leaf prediction: class proportions, shape (J, K)
+
+    def proxy(self, CL: np.ndarray, WL: np.ndarray, CR: np.ndarray, WR: np.ndarray) -> np.ndarray:
+        return formulas._weighted_children(self.impurity, CL, WL, CR, WR)
+
+
+# --- growing ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class GrowParams:
+    """The stopping rules of one tree, already resolved to counts."""
+
+    max_depth: int
+    min_samples_split: int
+    min_samples_leaf: int
+    max_features: int
+
+
+@dataclass
+class _Open:
+    """The open (splittable) nodes of a level: ids, segments and statistics."""
+
+    ids: np.ndarray
+    start: np.ndarray
+    size: np.ndarray
+    T: np.ndarray  # criterion sums, shape (n_stats, J)
+    W: np.ndarray  # weights, shape (J,)
+
+
+class _Nodes:
+    """The nodes created so far, in breadth-first order, as lists of per-level arrays."""
+
+    def __init__(self) -> None:
+        self.parent, self.is_left, self.depth, self.n, self.W, self.imp, self.value = ([] for _ in range(7))
+        self.split_nodes, self.split_feature, self.split_threshold = [], [], []
+        self.count = 0
+
+    def add(self, parent, is_left, depth, n, W, imp, value) -> np.ndarray:
+        """Append nodes; their ids."""
+        for lst, a in zip((self.parent, self.is_left, self.depth, self.n, self.W, self.imp,
+                           self.value), (parent, is_left, depth, n, W, imp, value)):
+            lst.append(a)
+        ids = self.count + np.arange(len(n))
+        self.count += len(n)
+        return ids
+
+    def record_splits(self, ids, feature, threshold) -> None:
+        self.split_nodes.append(ids)
+        self.split_feature.append(feature)
+        self.split_threshold.append(threshold)
+
+
+def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weights: bool,
+         p: GrowParams, rng: np.random.Generator) -> dict:
+    """Grow a tree level by level on the samples ``keep`` of the presorted ``data``.
+
+    Returns the arrays of the fitted tree (see :class:`ensemble_ref.trees.cart.Tree`).
+    """
+    S = data.restrict(keep)  # (d, n): every feature's sorted order, open samples only
+    rows = np.flatnonzero(keep)
+    N = rows.size
+    T, W, imp = crit.node_stats(rows, np.zeros(N, dtype=np.intp), 1, w)
+    nodes = _Nodes()
+    nodes.add(np.array([-1]), np.array([False]), np.array([0]), np.array([N]), W, imp,
+              crit.value(T, W))
+    is_open = (N >= p.min_samples_split) & (imp > EPSILON) & (p.max_depth > 0)
+    level = _Open(np.array([0])[is_open], np.array([0])[is_open], np.array([N])[is_open],
+                  T[:, is_open], W[is_open])
+    depth = 0
+    while level.ids.size:
+        pair_node, pair_feat = _search_pairs(data, S, level, p.max_features, rng)
+        proxy, x, pstart, plen = _candidate_scores(data, S, crit, w, unit_weights, level,
+                                                   pair_node, pair_feat, p.min_samples_leaf)
+        splits, bp, e = _pick_best(proxy, pair_node, pstart, plen, level.ids.size)
+        f = pair_feat[bp]
+        NL = e - pstart[bp]  # points in each left child
+        nodes.record_splits(level.ids[splits], f, midpoint32(x[e - 1], x[e]))
+        child = _route(S, level, splits, f, NL, data.n_samples)
+        in_child = np.flatnonzero(child >= 0)
+        cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
+        cN = np.stack([NL, level.size[splits] - NL], 1).ravel()
+        child_ids = nodes.add(np.repeat(level.ids[splits], 2), np.tile([True, False], splits.size),
+                              np.full(2 * splits.size, depth + 1), cN, cW, cimp, crit.value(cT, cW))
+        depth += 1
+        opened = (depth < p.max_depth) & (cN >= p.min_samples_split) & (cimp > EPSILON)
+        n_open, size = int(opened.sum()), cN[opened]
+        if size.sum():
+            # key of a sample = rank of its open child (closed ones last, rank n_open)
+            rank = np.full(2 * splits.size + 1, n_open, dtype=child_key_type(n_open))
+            rank[:-1][opened] = np.arange(n_open)
+            S = partition(S, rank[child], int(size.sum()))
+        level = _Open(child_ids[opened], np.cumsum(size) - size, size, cT[:, opened], cW[opened])
+    return _assemble(nodes, data.XT.shape[0])
+
+
+def _search_pairs(data: SortedColumns, S: np.ndarray, level: _Open, max_features: int,
+                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """The (node, feature) pairs searched on this level, node-major."""
+    J, d = level.ids.size, S.shape[0]
+    if max_features >= d:
+        return np.repeat(np.arange(J), d), np.tile(np.arange(d), J)
+    # random visiting order per node; visit max_features features, and more if all of
+    # those are constant in the node (scikit-learn's rule)
+    order = np.argsort(rng.random((J, d)), axis=1)
+    XT_flat, N = data.XT.ravel(), data.n_samples
+    lo = XT_flat[order * N + S[order, level.start[:, None]]]  # smallest value in node
+    hi = XT_flat[order * N + S[order, (level.start + level.size - 1)[:, None]]]
+    nonconstant = hi > lo + FEATURE_THRESHOLD
+    first_nc = np.where(nonconstant.any(1), nonconstant.argmax(1), d - 1)
+    n_visit = np.maximum(max_features, first_nc + 1)
+    visit = np.arange(d)[None, :] < n_visit[:, None]
+    return np.repeat(np.arange(J), n_visit), order[visit]
+
+
+def _candidate_scores(data, S, crit, w, unit_weights, level, pair_node, pair_feat, msl):
+    """Split score of every candidate position of every pair (-inf where inadmissible).
+
+    Also returns the sorted float32 values ``x`` and each pair's start and length in the
+    concatenated layout.
+    """
+    n = S.shape[1]
+    plen = level.size[pair_node]
+    pstart = np.cumsum(plen) - plen  # start of each pair in the concatenated layout
+    samples = S.ravel()[segment_ranges(pair_feat * n + level.start[pair_node], plen)]
+    E = samples.size
+    x = data.XT.ravel()[np.repeat(pair_feat * data.n_samples, plen) + samples]
+    Zc = np.zeros((crit.Z.shape[0], E + 1))
+    for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
+        np.cumsum(Z_k[samples], out=Zc_k[1:])
+    NL = np.arange(E) - np.repeat(pstart, plen)  # points left of the threshold
+    NR = np.repeat(plen, plen) - NL
+    SL = Zc[:, :-1] - np.repeat(Zc[:, pstart], plen, axis=1)  # left sums: split before e
+    if unit_weights:
+        WL = NL.astype(float)
+    else:
+        Wc = np.zeros(E + 1)
+        np.cumsum(w[samples], out=Wc[1:])
+        WL = Wc[:-1] - np.repeat(Wc[pstart], plen)
+    SR = np.repeat(level.T[:, pair_node], plen, axis=1) - SL  # S_R = S_t - S_L
+    WR = np.repeat(level.W[pair_node], plen) - WL
+    valid = (NL >= msl) & (NR >= msl) & (WL > 0) & (WR > 0)
+    valid[1:] &= x[1:] > x[:-1] + FEATURE_THRESHOLD  # only between distinct values
+    valid[0] = False
+    with np.errstate(divide="ignore", invalid="ignore"):
+        proxy = np.where(valid, crit.proxy(SL, WL, SR, WR), -np.inf)
+    return proxy, x, pstart, plen
+
+
+def _pick_best(proxy, pair_node, pstart, plen, J):
+    """Nodes with an admissible split, their best pair and its first best position."""
+    P, E = pair_node.size, proxy.size
+    pair_best = np.maximum.reduceat(proxy, pstart)
+    n_pairs = np.bincount(pair_node, minlength=J)
+    node_pstart = np.cumsum(n_pairs) - n_pairs  # first pair of each node
+    node_best = np.maximum.reduceat(pair_best, node_pstart)
+    is_best_pair = pair_best == node_best[pair_node]
+    best_pair = np.minimum.reduceat(np.where(is_best_pair, np.arange(P), P), node_pstart)
+    hit = proxy == np.repeat(pair_best, plen)
+    first_hit = np.minimum.reduceat(np.where(hit, np.arange(E), E), pstart)
+    splits = np.flatnonzero(node_best > -np.inf)
+    bp = best_pair[splits]
+    return splits, bp, first_hit[bp]  # first_hit: first element of the right child
+
+
+def _route(S, level, splits, f, NL, n_samples) -> np.ndarray:
+    """Child of every sample: 2r (left) or 2r + 1 (right) of the r-th split node; -1 elsewhere."""
+    n, n_split = S.shape[1], splits.size
+    start, size = level.start[splits], level.size[splits]
+    child = np.full(n_samples, -1, dtype=np.intp)
+    left_pos = segment_ranges(f * n + start, NL)
+    right_pos = segment_ranges(f * n + start + NL, size - NL)
+    child[S.ravel()[left_pos]] = np.repeat(2 * np.arange(n_split), NL)
+    child[S.ravel()[right_pos]] = np.repeat(2 * np.arange(n_split) + 1, size - NL)
+    return child
+
+
+def _assemble(nodes: _Nodes, d: int) -> dict:
+    """The breadth-first node lists as the arrays of a tree numbered in pre-order, as in
+    scikit-learn (a node, its left subtree, its right subtree)."""
+    n_nodes = nodes.count
+    parent = np.concatenate(nodes.parent)
+    is_left = np.concatenate(nodes.is_left)
+    depth = np.concatenate(nodes.depth)
+    left = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
+    right = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
+    child_ids = np.arange(1, n_nodes)
+    left[parent[1:][is_left[1:]]] = child_ids[is_left[1:]]
+    right[parent[1:][~is_left[1:]]] = child_ids[~is_left[1:]]
+    feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
+    threshold = np.full(n_nodes, float(TREE_UNDEFINED))
+    if nodes.split_nodes:
+        feature[np.concatenate(nodes.split_nodes)] = np.concatenate(nodes.split_feature)
+        threshold[np.concatenate(nodes.split_nodes)] = np.concatenate(nodes.split_threshold)
+
+    # pre-order ids: subtree sizes bottom-up, then offsets top-down, one depth at a time
+    # (breadth-first ids are sorted by depth, so each depth is a contiguous range)
+    inner = left != TREE_LEAF
+    bounds = np.searchsorted(depth, np.arange(depth.max() + 2))
+    levels = [np.arange(bounds[k], bounds[k + 1]) for k in range(depth.max() + 1)]
+    levels = [at[inner[at]] for at in levels]
+    size = np.ones(n_nodes, dtype=np.intp)
+    for at in reversed(levels):
+        size[at] += size[left[at]] + size[right[at]]
+    pre = np.zeros(n_nodes, dtype=np.intp)
+    for at in levels:
+        pre[left[at]] = pre[at] + 1
+        pre[right[at]] = pre[at] + 1 + size[left[at]]
+
+    def reorder(a):
+        out = np.empty_like(a)
+        out[pre] = a
+        return out
+
+    new_left = reorder(np.where(inner, pre[left], TREE_LEAF))
+    new_right = reorder(np.where(inner, pre[right], TREE_LEAF))
+    return dict(children_left=new_left, children_right=new_right, feature=reorder(feature),
+                threshold=reorder(threshold), value=reorder(np.concatenate(nodes.value)),
+                impurity=reorder(np.concatenate(nodes.imp)),
+                n_node_samples=reorder(np.concatenate(nodes.n).astype(np.intp)),
+                weighted_n_node_samples=reorder(np.concatenate(nodes.W)),
+                depth=reorder(depth), n_features=d)
