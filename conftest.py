@@ -140,7 +140,7 @@ STAGE_OF_FILE = {
 # (``pytest -m "not book"`` runs the fast layer alone).
 BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "test_binder_env.py",
               "test_student_build.py", "test_student_notebooks.py", "test_publishing.py",
-              "test_pdf.py", "test_reader_notebooks.py"}
+              "test_pdf.py", "test_reader_notebooks.py", "test_exercise_bank.py"}
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build", "browser",
                "reader notebooks", "PDF edition", "fresh environment (Binder)", "reproducibility",

@@ -382,7 +382,6 @@ def build_finished(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.format != "html":
         return
     import nbformat
-
     from reader_edition import collect_refs, tools_module
 
     sources = Path(app.outdir) / "_sources"

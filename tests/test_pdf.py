@@ -26,8 +26,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from conftest import ROOT, chapter_notebooks  # noqa: E402
 from build_pdf import TEX_PACKAGES, missing_programs  # noqa: E402
+
+from conftest import ROOT, chapter_notebooks  # noqa: E402
 
 
 def ensure_tex() -> None:

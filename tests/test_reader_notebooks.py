@@ -20,8 +20,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+from reader_notebooks import MYST_SYNTAX_RE, Resolver, convert_markdown, format_glue  # noqa: E402
+
 from conftest import ROOT, chapter_notebooks  # noqa: E402
-from reader_notebooks import MYST_SYNTAX_RE, convert_markdown, format_glue, Resolver  # noqa: E402
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 GLUE_RE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")

@@ -9,9 +9,18 @@ import pytest
 from ensemble_ref import DecisionTreeClassifier, DecisionTreeRegressor
 from ensemble_ref.harness.selfcheck_trees import check_best_threshold, check_impurity_decrease
 from ensemble_ref.tree import entropy_impurity, gini_impurity
-from ensemble_ref.trees.readable import (best_split, entropy, exhaustive_splits, gini,
-                                         grow_tree, n_leaves, predict, prune, pruning_path,
-                                         squared_error)
+from ensemble_ref.trees.readable import (
+    best_split,
+    entropy,
+    exhaustive_splits,
+    gini,
+    grow_tree,
+    n_leaves,
+    predict,
+    prune,
+    pruning_path,
+    squared_error,
+)
 
 
 def _data(rng, N, d):

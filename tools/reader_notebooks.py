@@ -381,7 +381,7 @@ def write_notebooks(output: Path, student: bool = False, branch: bool = False,
     import nbformat
 
     sys.path.insert(0, str(root / "tools"))
-    from student_notebooks import check_output_dir, chapter_sources, student_notebook
+    from student_notebooks import chapter_sources, check_output_dir, student_notebook
 
     out = check_output_dir(Path(output), overwrite, root)
     refs = load_refs(root / "_build" / "reader" / "refs.json")

@@ -29,8 +29,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._base import BaseEstimator, RegressorMixin
-from .._validation import check_array, check_float, check_int, check_random_state, check_X_y
+from ..core.base import BaseEstimator, RegressorMixin
+from ..core.validation import check_array, check_float, check_int, check_random_state, check_X_y
 from ..math.mixture import (
     linear_gaussian_log_density,
     mixture_log_likelihood,

@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .._validation import check_random_state
+from ..core.validation import check_random_state
 from ..math.mixture import load_balancing_loss, responsibilities, top_k_gate
 
 __all__ = ["check_responsibilities", "check_top_k_gate", "check_load_balancing_loss"]

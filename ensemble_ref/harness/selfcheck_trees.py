@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .._validation import check_random_state
+from ..core.validation import check_random_state
 
 __all__ = ["check_impurity_decrease", "check_best_threshold"]
 
@@ -109,7 +109,7 @@ def check_impurity_decrease(student_fn: Callable[[np.ndarray, np.ndarray], float
     parent's impurity left out, the entropy in nats, the misclassification
     rate), says which.
     """
-    from ..tree import entropy_impurity, gini_impurity
+    from ..math.impurity import entropy_impurity, gini_impurity
 
     if criterion not in ("gini", "entropy"):
         raise ValueError(f"criterion must be 'gini' or 'entropy', got {criterion!r}.")
@@ -137,8 +137,8 @@ def check_impurity_decrease(student_fn: Callable[[np.ndarray, np.ndarray], float
                                                "left child)"),
             (W * iT - W_L * iL - W_R * iR, "the decrease multiplied by W_t: divide the children's "
                                            "weights by the node's weight"),
-            ((iT - W_L / W * iL - W_R / W * iR) * np.log(2.0), "the decrease in nats: eq-tree-"
-                                                                "entropy takes log base 2"),
+            ((iT - W_L / W * iL - W_R / W * iR) * np.log(2.0), "the decrease in nats: the entropy "
+                                                                "(eq-tree-entropy) takes log base 2"),
             (miscl(ct) - W_L / W * miscl(cl) - W_R / W * miscl(cr),
              "the decrease of the misclassification rate 1 - max p_k, not of the " + name),
         ]
