@@ -57,6 +57,7 @@ from ..core.validation import (
 from ..math import aggregation
 from ..math.bootstrap import bootstrap_indices
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.engine import SortedColumns, to_float32
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
 
@@ -70,9 +71,12 @@ def _draw_sample(rng: np.random.Generator, n_samples: int, n_draws: int, bootstr
 
 
 def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
-                seed: int, n_draws: int, bootstrap: bool, classes: np.ndarray | None
-                ) -> tuple[Any, np.ndarray]:
-    """Draw member ``b``'s sample from its own seed and fit a copy of ``estimator`` on it."""
+                seed: int, n_draws: int, bootstrap: bool, classes: np.ndarray | None,
+                data: SortedColumns | None = None) -> tuple[Any, np.ndarray]:
+    """Draw member ``b``'s sample from its own seed and fit a copy of ``estimator`` on it.
+
+    ``data``: the features presorted once for every tree of the ensemble (trees only).
+    """
     rng = np.random.default_rng(seed)
     member = _clone(estimator)
     if "random_state" in member.get_params(deep=False):
@@ -82,6 +86,13 @@ def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | No
         # fitting on the distinct drawn rows, weighted by how often each was drawn,
         # is fitting on the drawn rows with their repetitions
         counts = np.bincount(idx, minlength=X.shape[0])
+        if data is not None:  # a tree on the shared presort; undrawn rows weigh 0
+            weight = counts * (1.0 if w is None else w)
+            if isinstance(member, DecisionTreeClassifier):
+                member.fit_presorted(data, y, weight, classes)
+            else:
+                member.fit_presorted(data, y, weight)
+            return member, idx
         rows = np.flatnonzero(counts)
         weight = counts[rows] * (1.0 if w is None else w[rows])
         if classes is not None and isinstance(member, DecisionTreeClassifier):
@@ -91,6 +102,15 @@ def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | No
     else:
         member.fit(X[idx], y[idx])
     return member, idx
+
+
+def _shared_presort(template: Any, X: np.ndarray, classes: np.ndarray | None
+                    ) -> SortedColumns | None:
+    """The features sorted once for all members when they are the package's trees."""
+    tree = DecisionTreeClassifier if classes is not None else DecisionTreeRegressor
+    if type(template) is not tree:
+        return None
+    return SortedColumns(to_float32(X))
 
 
 # --------------------------------------------------------------------------------------
@@ -141,9 +161,10 @@ class _BaseBagging(BaseEstimator):
             )
         rng = check_random_state(self.random_state)
         seeds = rng.integers(0, 2**63 - 1, size=B)  # one seed per member, drawn up front
+        data = _shared_presort(template, X, classes)  # sorted once, not once per member
         results = parallel_map(
             _fit_member,
-            [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes)
+            [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes, data)
              for b in range(B)],
             n_jobs,
         )

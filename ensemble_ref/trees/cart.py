@@ -411,6 +411,12 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         Ensembles use it so that every member knows all classes, even those
         missing from its bootstrap sample.
         """
+        return self.fit_presorted(SortedColumns(to_float32(X)), y_encoded, w, classes)
+
+    def fit_presorted(self, data: SortedColumns, y_encoded: np.ndarray, w: np.ndarray,
+                      classes: np.ndarray) -> "DecisionTreeClassifier":
+        """Fit on features presorted once (the members of a forest), labels encoded as in
+        :meth:`fit_encoded`; points of weight 0 are left out."""
         if self.criterion not in ("gini", "entropy", "log_loss"):
             raise ValueError(
                 f"criterion must be 'gini', 'entropy' or 'log_loss', got {self.criterion!r}."
@@ -418,8 +424,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         impurity = "gini" if self.criterion == "gini" else "entropy"
         self.classes_ = classes
         self.n_classes_ = classes.size
-        self._grow_tree(SortedColumns(to_float32(X)),
-                        ClassCounts(y_encoded, w, classes.size, impurity), w)
+        self._grow_tree(data, ClassCounts(y_encoded, w, classes.size, impurity), w)
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:

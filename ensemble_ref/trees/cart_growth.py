@@ -8,9 +8,13 @@
    the split score of every candidate follows (:mod:`ensemble_ref.math.impurity`);
 3. a segmented maximum picks the best candidate of every node (the first, left-most,
    best threshold of the first best feature);
-4. a stable partition of every sorted row moves the samples of each split node into
-   the segments of its two children, keeping every row sorted
-   (:func:`~ensemble_ref.trees.engine.partition`), so nothing is sorted again.
+4. the samples of each split node are moved into the segments of its two children:
+   when every feature is searched, by a stable partition of every sorted row
+   (:func:`~ensemble_ref.trees.engine.partition`), so nothing is sorted again; when a node
+   searches only ``max_features`` of them (a random forest), only the searched features
+   are sorted, inside the node, all nodes at once
+   (:meth:`~ensemble_ref.trees.engine.SortedColumns.sort_segments`), so a level costs
+   ``max_features``, not ``n_features``, passes over its samples.
 
 The rules that make the result scikit-learn's (float32 features, midpoint thresholds,
 values closer than 1e-7 being equal) are those of :mod:`ensemble_ref.trees.engine`.
@@ -23,7 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..math import impurity as formulas
-from .engine import FEATURE_THRESHOLD, SortedColumns, child_key_type, midpoint32, partition, segment_ranges
+from .engine import (
+    FEATURE_THRESHOLD,
+    SortedColumns,
+    child_key_type,
+    exact_integers,
+    midpoint32,
+    partition,
+    segment_ranges,
+)
 
 __all__ = ["SquaredError", "ClassCounts", "GrowParams", "grow"]
 
@@ -41,6 +53,7 @@ class SquaredError:
     def __init__(self, y: np.ndarray, w: np.ndarray) -> None:
         self.Z = (w * y)[None, :]  # the sums S_L, S_R come from cumulative sums of w*y
         self.Q = w * y * y
+        self.w_int = exact_integers(w)  # weights as integers when they are whole numbers
 
     def node_stats(self, idx: np.ndarray, node: np.ndarray, n_nodes: int, w: np.ndarray):
         """Sums ``S`` (1, J), weights ``W`` (J,) and impurities of J nodes (``node`` labels ``idx``)."""
@@ -64,8 +77,9 @@ class ClassCounts:
     def __init__(self, y: np.ndarray, w: np.ndarray, n_classes: int, criterion: str) -> None:
         self.K = n_classes
         self.y = y
-        self.Z = np.zeros((n_classes, y.shape[0]))
-        self.Z[y, np.arange(y.shape[0])] = w
+        self.w_int = exact_integers(w)  # whole weights: class counts summed as integers
+        self.Z = np.zeros((n_classes, y.shape[0]), dtype=float if self.w_int is None else np.int64)
+        self.Z[y, np.arange(y.shape[0])] = w if self.w_int is None else self.w_int
         self.impurity = (formulas.gini_impurity if criterion == "gini"
                          else formulas.entropy_impurity)
 
@@ -137,10 +151,11 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
 
     Returns the arrays of the fitted tree (see :class:`ensemble_ref.trees.cart.Tree`).
     """
-    S = data.restrict(keep)  # (d, n): every feature's sorted order, open samples only
-    rows = np.flatnonzero(keep)
-    N = rows.size
-    T, W, imp = crit.node_stats(rows, np.zeros(N, dtype=np.intp), 1, w)
+    members = np.flatnonzero(keep)  # samples of the open nodes, one contiguous segment each
+    # all features searched: partition every presorted row; a subsample: sort on demand
+    S = data.restrict(keep) if p.max_features >= data.XT.shape[0] else None
+    N = members.size
+    T, W, imp = crit.node_stats(members, np.zeros(N, dtype=np.intp), 1, w)
     nodes = _Nodes()
     nodes.add(np.array([-1]), np.array([False]), np.array([0]), np.array([N]), W, imp,
               crit.value(T, W))
@@ -149,82 +164,116 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
                   T[:, is_open], W[is_open])
     depth = 0
     while level.ids.size:
-        pair_node, pair_feat = _search_pairs(data, S, level, p.max_features, rng)
-        proxy, x, pstart, plen = _candidate_scores(data, S, crit, w, unit_weights, level,
-                                                   pair_node, pair_feat, p.min_samples_leaf)
+        pair_node, pair_feat, samples, x = _search_pairs(data, S, members, level, p.max_features,
+                                                         rng)
+        plen = level.size[pair_node]
+        pstart = np.cumsum(plen) - plen  # start of each pair in the concatenated layout
+        proxy = _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstart,
+                                  plen, p.min_samples_leaf)
         splits, bp, e = _pick_best(proxy, pair_node, pstart, plen, level.ids.size)
-        f = pair_feat[bp]
         NL = e - pstart[bp]  # points in each left child
-        nodes.record_splits(level.ids[splits], f, midpoint32(x[e - 1], x[e]))
-        child = _route(S, level, splits, f, NL, data.n_samples)
-        in_child = np.flatnonzero(child >= 0)
-        cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
+        nodes.record_splits(level.ids[splits], pair_feat[bp], midpoint32(x[e - 1], x[e]))
+        cstart = np.stack([pstart[bp], e], 1).ravel()  # children's segments in `samples`
         cN = np.stack([NL, level.size[splits] - NL], 1).ravel()
+        child = np.full(data.n_samples, -1, dtype=np.intp)
+        in_child = samples[segment_ranges(cstart, cN)]
+        child[in_child] = np.repeat(np.arange(2 * splits.size), cN)
+        cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
         child_ids = nodes.add(np.repeat(level.ids[splits], 2), np.tile([True, False], splits.size),
                               np.full(2 * splits.size, depth + 1), cN, cW, cimp, crit.value(cT, cW))
         depth += 1
         opened = (depth < p.max_depth) & (cN >= p.min_samples_split) & (cimp > EPSILON)
-        n_open, size = int(opened.sum()), cN[opened]
-        if size.sum():
+        size = cN[opened]
+        members = samples[segment_ranges(cstart[opened], size)]
+        if S is not None and size.sum():
             # key of a sample = rank of its open child (closed ones last, rank n_open)
-            rank = np.full(2 * splits.size + 1, n_open, dtype=child_key_type(n_open))
-            rank[:-1][opened] = np.arange(n_open)
+            rank = np.full(2 * splits.size + 1, size.size, dtype=child_key_type(size.size))
+            rank[:-1][opened] = np.arange(size.size)
             S = partition(S, rank[child], int(size.sum()))
         level = _Open(child_ids[opened], np.cumsum(size) - size, size, cT[:, opened], cW[opened])
     return _assemble(nodes, data.XT.shape[0])
 
 
-def _search_pairs(data: SortedColumns, S: np.ndarray, level: _Open, max_features: int,
-                  rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
-    """The (node, feature) pairs searched on this level, node-major."""
-    J, d = level.ids.size, S.shape[0]
+def _sorted_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray, level: _Open,
+                  pair_node: np.ndarray, pair_feat: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The samples of every (node, feature) pair sorted by the feature, and their values.
+
+    Read from the partitioned rows ``S`` when there are, else sorted now.
+    """
+    start, plen = level.start[pair_node], level.size[pair_node]
+    if S is None:
+        return data.sort_segments(members, start, plen, pair_feat)
+    samples = S.ravel()[segment_ranges(pair_feat * S.shape[1] + start, plen)]
+    return samples, data.XT.ravel()[np.repeat(pair_feat * data.n_samples, plen) + samples]
+
+
+def _search_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray, level: _Open,
+                  max_features: int, rng: np.random.Generator):
+    """The (node, feature) pairs searched on this level, node-major, with their sorted samples."""
+    J, d = level.ids.size, data.XT.shape[0]
     if max_features >= d:
-        return np.repeat(np.arange(J), d), np.tile(np.arange(d), J)
+        pair_node, pair_feat = np.repeat(np.arange(J), d), np.tile(np.arange(d), J)
+        return (pair_node, pair_feat, *_sorted_pairs(data, S, members, level, pair_node, pair_feat))
     # random visiting order per node; visit max_features features, and more if all of
     # those are constant in the node (scikit-learn's rule)
     order = np.argsort(rng.random((J, d)), axis=1)
-    XT_flat, N = data.XT.ravel(), data.n_samples
-    lo = XT_flat[order * N + S[order, level.start[:, None]]]  # smallest value in node
-    hi = XT_flat[order * N + S[order, (level.start + level.size - 1)[:, None]]]
-    nonconstant = hi > lo + FEATURE_THRESHOLD
-    first_nc = np.where(nonconstant.any(1), nonconstant.argmax(1), d - 1)
-    n_visit = np.maximum(max_features, first_nc + 1)
+    pair_node, pair_feat = np.repeat(np.arange(J), max_features), order[:, :max_features].ravel()
+    samples, x = _sorted_pairs(data, S, members, level, pair_node, pair_feat)
+    last = np.cumsum(level.size[pair_node]) - 1  # last position of each pair
+    lo, hi = x[last - level.size[pair_node] + 1], x[last]  # smallest, largest value in node
+    needy = ~(hi > lo + FEATURE_THRESHOLD).reshape(J, max_features).any(1)
+    if not needy.any():
+        return pair_node, pair_feat, samples, x
+    # nodes whose first features are all constant visit the next ones up to the first
+    # non-constant feature (all of them if there is none)
+    n_visit = np.full(J, max_features)
+    n_visit[needy] = _first_nonconstant(data, members, level, np.flatnonzero(needy),
+                                        order[needy, max_features:]) + max_features + 1
     visit = np.arange(d)[None, :] < n_visit[:, None]
-    return np.repeat(np.arange(J), n_visit), order[visit]
+    pair_node, pair_feat = np.repeat(np.arange(J), n_visit), order[visit]
+    return (pair_node, pair_feat, *_sorted_pairs(data, S, members, level, pair_node, pair_feat))
 
 
-def _candidate_scores(data, S, crit, w, unit_weights, level, pair_node, pair_feat, msl):
+def _first_nonconstant(data, members, level, nodes, features) -> np.ndarray:
+    """For each of ``nodes``, the index in its row of ``features`` of the first feature that
+    is not constant in the node (the last index if all are constant)."""
+    k = features.shape[1]
+    pair_node, pair_feat = np.repeat(nodes, k), features.ravel()
+    plen = level.size[pair_node]
+    vals = data.XT.ravel()[np.repeat(pair_feat * data.n_samples, plen)
+                           + members[segment_ranges(level.start[pair_node], plen)]]
+    pstart = np.cumsum(plen) - plen
+    lo, hi = np.minimum.reduceat(vals, pstart), np.maximum.reduceat(vals, pstart)
+    nonconstant = (hi > lo + FEATURE_THRESHOLD).reshape(nodes.size, k)
+    return np.where(nonconstant.any(1), nonconstant.argmax(1), k - 1)
+
+
+def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstart, plen, msl):
     """Split score of every candidate position of every pair (-inf where inadmissible).
 
-    Also returns the sorted float32 values ``x`` and each pair's start and length in the
-    concatenated layout.
+    ``samples`` and their values ``x`` list the pairs one after the other, each sorted.
     """
-    n = S.shape[1]
-    plen = level.size[pair_node]
-    pstart = np.cumsum(plen) - plen  # start of each pair in the concatenated layout
-    samples = S.ravel()[segment_ranges(pair_feat * n + level.start[pair_node], plen)]
     E = samples.size
-    x = data.XT.ravel()[np.repeat(pair_feat * data.n_samples, plen) + samples]
-    Zc = np.zeros((crit.Z.shape[0], E + 1))
+    Zc = np.zeros((crit.Z.shape[0], E + 1), dtype=crit.Z.dtype)
     for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
         np.cumsum(Z_k[samples], out=Zc_k[1:])
     NL = np.arange(E) - np.repeat(pstart, plen)  # points left of the threshold
     NR = np.repeat(plen, plen) - NL
-    SL = Zc[:, :-1] - np.repeat(Zc[:, pstart], plen, axis=1)  # left sums: split before e
+    SL = (Zc[:, :-1] - np.repeat(Zc[:, pstart], plen, axis=1)).astype(float, copy=False)
     if unit_weights:
-        WL = NL.astype(float)
+        WL = NL.astype(float)  # left sums: split before position e
     else:
-        Wc = np.zeros(E + 1)
-        np.cumsum(w[samples], out=Wc[1:])
-        WL = Wc[:-1] - np.repeat(Wc[pstart], plen)
+        wv = w if crit.w_int is None else crit.w_int
+        Wc = np.zeros(E + 1, dtype=wv.dtype)
+        np.cumsum(wv[samples], out=Wc[1:])
+        WL = (Wc[:-1] - np.repeat(Wc[pstart], plen)).astype(float, copy=False)
     SR = np.repeat(level.T[:, pair_node], plen, axis=1) - SL  # S_R = S_t - S_L
     WR = np.repeat(level.W[pair_node], plen) - WL
     valid = (NL >= msl) & (NR >= msl) & (WL > 0) & (WR > 0)
     valid[1:] &= x[1:] > x[:-1] + FEATURE_THRESHOLD  # only between distinct values
     valid[0] = False
     with np.errstate(divide="ignore", invalid="ignore"):
-        proxy = np.where(valid, crit.proxy(SL, WL, SR, WR), -np.inf)
-    return proxy, x, pstart, plen
+        return np.where(valid, crit.proxy(SL, WL, SR, WR), -np.inf)
 
 
 def _pick_best(proxy, pair_node, pstart, plen, J):
@@ -241,18 +290,6 @@ def _pick_best(proxy, pair_node, pstart, plen, J):
     splits = np.flatnonzero(node_best > -np.inf)
     bp = best_pair[splits]
     return splits, bp, first_hit[bp]  # first_hit: first element of the right child
-
-
-def _route(S, level, splits, f, NL, n_samples) -> np.ndarray:
-    """Child of every sample: 2r (left) or 2r + 1 (right) of the r-th split node; -1 elsewhere."""
-    n, n_split = S.shape[1], splits.size
-    start, size = level.start[splits], level.size[splits]
-    child = np.full(n_samples, -1, dtype=np.intp)
-    left_pos = segment_ranges(f * n + start, NL)
-    right_pos = segment_ranges(f * n + start + NL, size - NL)
-    child[S.ravel()[left_pos]] = np.repeat(2 * np.arange(n_split), NL)
-    child[S.ravel()[right_pos]] = np.repeat(2 * np.arange(n_split) + 1, size - NL)
-    return child
 
 
 def _assemble(nodes: _Nodes, d: int) -> dict:
