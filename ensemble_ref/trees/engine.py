@@ -133,8 +133,15 @@ def segment_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
 
 
 def child_key_type(n_children: int) -> type:
-    """The smallest unsigned integer type for child keys (16 bits: numpy's radix sort)."""
-    return np.uint16 if n_children < np.iinfo(np.uint16).max else np.uint32
+    """The smallest unsigned integer type for child keys, with room for one more key.
+
+    numpy sorts 8- and 16-bit keys with a radix sort (one pass over the data for 8 bits,
+    two for 16), so a shallow level moves its samples three times faster than a deep one.
+    """
+    for t in (np.uint8, np.uint16):
+        if n_children < np.iinfo(t).max:
+            return t
+    return np.uint32
 
 
 def partition(S: np.ndarray, key: np.ndarray, n_keep: int) -> np.ndarray:
