@@ -258,7 +258,6 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
     for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
         np.cumsum(Z_k[samples], out=Zc_k[1:])
     NL = np.arange(E) - np.repeat(pstart, plen)  # points left of the threshold
-    NR = np.repeat(plen, plen) - NL
     SL = (Zc[:, :-1] - np.repeat(Zc[:, pstart], plen, axis=1)).astype(float, copy=False)
     if unit_weights:
         WL = NL.astype(float)  # left sums: split before position e
@@ -269,7 +268,12 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
         WL = (Wc[:-1] - np.repeat(Wc[pstart], plen)).astype(float, copy=False)
     SR = np.repeat(level.T[:, pair_node], plen, axis=1) - SL  # S_R = S_t - S_L
     WR = np.repeat(level.W[pair_node], plen) - WL
-    valid = (NL >= msl) & (NR >= msl) & (WL > 0) & (WR > 0)
+    if msl == 1 and (unit_weights or crit.w_int is not None):
+        # whole positive weights: W_L > 0 and W_R > 0 exactly when both sides have a point
+        valid = np.ones(E, dtype=bool)
+        valid[pstart] = False
+    else:
+        valid = (NL >= msl) & (np.repeat(plen, plen) - NL >= msl) & (WL > 0) & (WR > 0)
     valid[1:] &= x[1:] > x[:-1] + FEATURE_THRESHOLD  # only between distinct values
     valid[0] = False
     with np.errstate(divide="ignore", invalid="ignore"):
