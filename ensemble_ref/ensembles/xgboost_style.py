@@ -20,7 +20,7 @@ independent quadratics, one per leaf :math:`j` with :math:`G_j = \sum_{i \in I_j
 
 :func:`leaf_weight`, :func:`structure_score`, :func:`split_gain` and
 :func:`quadratic_objective` are these formulas as pure functions;
-:class:`XGBRegressor` (squared error) and :class:`XGBClassifier` (logistic loss)
+:class:`XGBRegressor` (squared error) and :class:`XGBClassifier` (logistic loss; softmax for K > 2 classes)
 grow trees with them.
 
 **Tree growth** is :func:`ensemble_ref.trees.second_order_tree.grow_tree`: level by
