@@ -49,7 +49,7 @@ from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("derivation", "coding", "experiment")
+KINDS = ("derivation", "proof", "coding", "experiment")
 DIFFICULTY_RE = re.compile(r"\s*\((★{1,3})\)\s*$")
 GATED_RE = re.compile(r"^[ \t]*(?::{3,}|`{3,})\{(?:solution|exercise)-(?:start|end)\}", re.M)
 # A full stop, question or exclamation mark that ends a sentence (not "e.g." or "i.e.").
