@@ -145,3 +145,15 @@ def test_every_estimator_is_covered():
     covered = {make().__class__.__name__ for make, *_ in CASES}
     covered |= {"LeastSquaresRegressor", "SoftmaxRegression"}  # stacking's final learners
     assert estimators <= covered, sorted(estimators - covered)
+
+
+@pytest.mark.parametrize("name, criterion", [("gini_impurity", "gini"), ("entropy_impurity", "entropy")])
+def test_the_readable_grower_runs_the_same_impurity(monkeypatch, name, criterion):
+    """The tree the book shows computes its impurities with the package's one definition."""
+    from ensemble_ref.trees import readable
+
+    X, y = _data("multiclass")
+    before = readable.grow_tree(X, y, criterion=criterion, max_depth=3)
+    monkeypatch.setattr(impurity, name, _distort(getattr(impurity, name)))
+    after = readable.grow_tree(X, y, criterion=criterion, max_depth=3)
+    assert before.impurity != after.impurity

@@ -18,8 +18,10 @@ independent quadratics, one per leaf :math:`j` with :math:`G_j = \sum_{i \in I_j
   + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\Big] - \gamma`,
   the decrease of the structure score when a leaf is split in two.
 
-:func:`leaf_weight`, :func:`structure_score`, :func:`split_gain` and
-:func:`quadratic_objective` are these formulas as pure functions;
+:func:`~ensemble_ref.math.second_order.leaf_weight`,
+:func:`~ensemble_ref.math.second_order.structure_score`,
+:func:`~ensemble_ref.math.second_order.split_gain` and
+:func:`~ensemble_ref.math.second_order.quadratic_objective` are these formulas as pure functions;
 :class:`XGBRegressor` (squared error) and :class:`XGBClassifier` (logistic loss)
 grow trees with them.
 
@@ -227,7 +229,7 @@ class XGBRegressor(RegressorMixin, _SecondOrderBooster):
     sample weight): the leaf weight :math:`-G/(H + \lambda)` is a shrunken mean
     residual. See the module docstring for the algorithm and its relation to
     ``xgboost.XGBRegressor(objective="reg:squarederror")``.
-    """ + _SecondOrderBooster.__doc__
+    """.rstrip() + "\n\n" + _SecondOrderBooster.__doc__
 
     _loss_name = "squared_error"
 
@@ -281,7 +283,7 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
     at ``1e-16``), :math:`y_i \in \{0, 1\}` coding ``classes_[1]`` as 1. See the
     module docstring for the algorithm and its relation to
     ``xgboost.XGBClassifier(objective="binary:logistic")``.
-    """ + _SecondOrderBooster.__doc__ + """    classes_ : ndarray of shape (2,)
+    """.rstrip() + "\n\n" + _SecondOrderBooster.__doc__ + """    classes_ : ndarray of shape (2,)
 """
 
     _loss_name = "log_loss"
