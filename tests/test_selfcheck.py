@@ -116,6 +116,24 @@ CASES = {
         [lambda P, w: np.einsum("m,mnk->nk", w, P) / w.sum()],
         [lambda P, w: np.einsum("m,mnk->nk", w, P), lambda P, w: P.mean(axis=0)],
     ),
+    "check_gradient_histogram": (
+        [lambda codes, g, h, B: np.stack([
+            np.stack([np.bincount(codes[:, j], weights=g, minlength=B),
+                      np.bincount(codes[:, j], weights=h, minlength=B)], axis=-1)
+            for j in range(codes.shape[1])])],
+        [lambda codes, g, h, B: np.stack([
+            np.stack([np.bincount(codes[:, j], weights=g, minlength=B),
+                      np.bincount(codes[:, j], minlength=B).astype(float)], axis=-1)
+            for j in range(codes.shape[1])])],
+    ),
+    "check_histogram_gains": (
+        [lambda hist, lam, gamma: np.array([
+            _gain(hist[:b + 1, 0].sum(), hist[:b + 1, 1].sum(), hist[b + 1:, 0].sum(),
+                  hist[b + 1:, 1].sum(), lam, gamma) for b in range(len(hist) - 1)])],
+        [lambda hist, lam, gamma: np.array([
+            _gain(hist[b, 0], hist[b, 1], hist[:, 0].sum() - hist[b, 0],
+                  hist[:, 1].sum() - hist[b, 1], lam, gamma) for b in range(len(hist) - 1)])],
+    ),
     "check_log_odds_weights": (
         [lambda p: np.log(p) - np.log1p(-p)],
         [lambda p: p, lambda p: p / (1 - p)],

@@ -216,6 +216,67 @@ _register(Question(
               ("ln N / P_N", lambda N: math.log(N) / _p_oob(N))),
 ))
 
+# --- chapter 5 ---------------------------------------------------------------------------------
+
+
+def _p_blind(d, k, m):
+    return math.comb(d - k, m) / math.comb(d, m)
+
+
+_register(Question(
+    "ex-rf-per-tree",
+    "the probability that every one of the s = {s} internal nodes of a tree is blind when the "
+    "m = {m} candidates are drawn anew at every split, from d = {d} features of which k = {k} "
+    "are informative",
+    book={"d": 12, "k": 2, "m": 3, "s": 15},
+    answer=lambda d, k, m, s: _p_blind(d, k, m) ** s,
+    draw=lambda rng: {"d": int(rng.integers(10, 30)), "k": int(rng.integers(1, 4)),
+                      "m": int(rng.integers(2, 5)), "s": int(rng.integers(3, 16))},
+    mistakes=(("the per-tree probability P_blind", lambda d, k, m, s: _p_blind(d, k, m)),
+               ("(1 - k/d)^(m s), drawing with replacement",
+                lambda d, k, m, s: (1 - k / d) ** (m * s))),
+))
+
+# --- chapter 6 ---------------------------------------------------------------------------------
+
+
+def _weighted_vote_accuracy(a1, a2, a3, a4, a5):
+    a = np.array([a1, a2, a3, a4, a5])
+    w = np.log(a / (1 - a))
+    right = (np.arange(32)[:, None] >> np.arange(5)) & 1  # every pattern of right members
+    prob = np.prod(np.where(right == 1, a, 1 - a), axis=1)
+    score = (np.where(right == 1, 1.0, -1.0) * w).sum(axis=1)
+    return float(prob[score > 0].sum() + 0.5 * prob[score == 0].sum())
+
+
+def _unweighted_accuracy(a1, a2, a3, a4, a5):
+    a = np.array([a1, a2, a3, a4, a5])
+    right = (np.arange(32)[:, None] >> np.arange(5)) & 1
+    prob = np.prod(np.where(right == 1, a, 1 - a), axis=1)
+    return float(prob[right.sum(axis=1) >= 3].sum())
+
+
+def _draw_accuracies(rng):
+    """Five accuracies, decreasing, none of which dictates the weighted vote alone."""
+    while True:
+        a = np.round(np.sort(rng.uniform(0.55, 0.9, 5))[::-1], 2)
+        w = np.log(a / (1 - a))
+        if w[0] < w[1:].sum() - 0.05:
+            return dict(zip(("a1", "a2", "a3", "a4", "a5"), a.tolist()))
+
+
+_register(Question(
+    "ex-vote-weights",
+    "the accuracy of the log-odds weighted vote of five independent members right with "
+    "probabilities ({a1}, {a2}, {a3}, {a4}, {a5})",
+    book={"a1": 0.8, "a2": 0.7, "a3": 0.7, "a4": 0.6, "a5": 0.6},
+    answer=_weighted_vote_accuracy,
+    draw=_draw_accuracies,
+    rtol=1e-4,
+    mistakes=(("the unweighted majority's accuracy", _unweighted_accuracy),
+              ("the best member's accuracy", lambda a1, a2, a3, a4, a5: max(a1, a2, a3, a4, a5))),
+))
+
 # --- chapter 7 ---------------------------------------------------------------------------------
 _register(Question(
     "ex-adaboost-rounds",
@@ -267,6 +328,22 @@ _register(Question(
                lambda n, rbar, lam: -n / (n + lam) * rbar),
               ("rbar / (1 + lambda), lambda not divided among the points",
                lambda n, rbar, lam: rbar / (1 + lam))),
+))
+
+
+# --- chapter 11 --------------------------------------------------------------------------------
+_register(Question(
+    "ex-scale-workers",
+    "the number of workers K* at which building the histograms of a level takes as long as "
+    "its ring all-reduce, for N = {N} rows, B = {B} bins, m = {m} node(s) and a = c",
+    book={"N": 10**8, "B": 256, "m": 1},
+    answer=lambda N, B, m: N / (4 * B * m),
+    draw=lambda rng: {"N": int(10 ** rng.integers(6, 10)),
+                      "B": int(rng.choice([32, 64, 128, 256])), "m": int(2 ** rng.integers(0, 8))},
+    rtol=1e-3,
+    mistakes=(("N / (2 B m), the all-reduce without the ring's factor 2 (K - 1)/K",
+               lambda N, B, m: N / (2 * B * m)),
+              ("N / (4 B), the root level whatever m", lambda N, B, m: N / (4 * B))),
 ))
 
 
