@@ -147,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
     try:
+        if args.seeds and len(set(args.seeds)) != len(args.seeds):
+            raise ValueError("seeds must be non-negative and distinct.")
         seeds = (read_class_list(args.class_list) if args.class_list
                  else {f"student-{s}": s for s in args.seeds})
         if any(s < 0 for s in seeds.values()) or len(set(seeds.values())) != len(seeds):
