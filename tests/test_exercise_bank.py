@@ -37,7 +37,6 @@ from exercise_sources import (  # noqa: E402
 )
 
 from conftest import ROOT  # noqa: E402
-
 from ensemble_ref.harness.answers import QUESTIONS  # noqa: E402
 
 # the time estimate the instructors page states, by kind and difficulty
