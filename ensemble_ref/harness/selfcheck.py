@@ -1177,7 +1177,7 @@ def check_histogram_gains(student_fn: Callable[[np.ndarray, float, float], np.nd
     student_fn : callable
         ``student_fn(hist, lam, gamma) -> ndarray`` of shape (n_bins - 1,), for the
         histogram ``hist`` of shape (n_bins, 2) of one feature in one node
-        (``hist[b] = (G_b, H_b)``): entry ``b`` is the gain {eq}`eq-xgb-gain` of the
+        (``hist[b] = (G_b, H_b)``): entry ``b`` is the gain (equation ``eq-xgb-gain``) of the
         split "bins ``0 .. b`` go left, the others right".
     random_state : None, int or numpy.random.Generator
         Seed of the random cases.
