@@ -331,6 +331,46 @@ _register(Question(
 ))
 
 
+# --- chapter 9b --------------------------------------------------------------------------------
+
+
+def _goss_factor(N, a, b):
+    from ..math.sampling import goss_counts
+
+    return goss_counts(N, a, b)[2]
+
+
+def _draw_goss(rng):
+    while True:
+        p = {"N": int(rng.integers(20, 200)), "a": float(rng.choice([0.1, 0.15, 0.2, 0.3])),
+             "b": float(rng.choice([0.05, 0.1, 0.15, 0.2]))}
+        if abs(_goss_factor(**p) - (1 - p["a"]) / p["b"]) > 0.01 * _goss_factor(**p):
+            return p
+
+
+_register(Question(
+    "ex-modern-goss-proof",
+    "the factor M/m that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
+    book={"N": 43, "a": 0.2, "b": 0.15},
+    answer=_goss_factor,
+    draw=_draw_goss,
+    rtol=1e-6,
+    mistakes=(("(1 - a)/b, which is M/m only when aN and bN are integers",
+               lambda N, a, b: (1 - a) / b),
+              ("b/(1 - a), the inverted factor", lambda N, a, b: b / (1 - a))),
+))
+
+# --- chapter 10 --------------------------------------------------------------------------------
+_register(Question(
+    "ex-moe-constant-gate",
+    "the gate's M-step weight pi_1 of the first expert when the responsibilities of the first "
+    "expert over N = {N} inputs add up to {r1}",
+    book={"N": 37, "r1": 11.3},
+    answer=lambda N, r1: r1 / N,
+    draw=lambda rng: {"N": int(rng.integers(20, 400)), "r1": round(float(rng.uniform(2, 15)), 2)},
+    mistakes=(("the sum of the responsibilities, not divided by N", lambda N, r1: r1),),
+))
+
 # --- chapter 11 --------------------------------------------------------------------------------
 _register(Question(
     "ex-scale-workers",
