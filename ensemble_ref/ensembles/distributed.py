@@ -165,7 +165,7 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
         histogram when the bracket of ``eq-xgb-gain`` exceeds ``1e-6`` (and both
         children have Hessian sums ``>= min_child_weight``); then, from the bottom up,
         a split whose two children are leaves is removed while its Gain is negative;
-        leaf weights are :func:`ensemble_ref.leaf_weight` (0 when ``H < min_child_weight``).
+        leaf weights are :func:`~ensemble_ref.math.second_order.leaf_weight` (0 when ``H < min_child_weight``).
         These are the rules of ``ensemble_ref.XGBRegressor``.
     """
     if map_shards is None:

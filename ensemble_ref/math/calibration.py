@@ -1,4 +1,4 @@
-"""Calibration of predicted probabilities: reliability bins and the expected calibration error.
+r"""Calibration of predicted probabilities: reliability bins and the expected calibration error.
 
 A binary classifier's probability ``p(x)`` of the positive class is
 *calibrated* when, among the points to which it gives probability ``p``, a
@@ -8,7 +8,9 @@ predicted probability ``conf_b`` with the observed share of positives
 ``freq_b``. The *expected calibration error* weighs the gaps by the share of
 points in each bin,
 
-    ECE = sum_b (n_b / n) |freq_b - conf_b|,
+.. math::
+
+    \mathrm{ECE} = \sum_b \frac{n_b}{n} \lvert \mathrm{freq}_b - \mathrm{conf}_b \rvert,
 
 (Naeini et al., 2015; Guo et al., 2017). A classifier that always answers 0
 or 1 (a fully grown tree) puts every point in the first or the last bin, and

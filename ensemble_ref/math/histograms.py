@@ -25,7 +25,7 @@ machines (an *all-reduce*), and the split is chosen on the sum.
 - :func:`gradient_histogram`: the histograms of one shard, for several nodes at once;
 - :func:`sum_histograms`: the all-reduce;
 - :func:`best_split`: the best candidate of a node's histogram, scored with
-  :func:`ensemble_ref.split_gain`;
+  :func:`~ensemble_ref.math.second_order.split_gain`;
 - :func:`histogram_numbers`, :func:`row_numbers`: how many numbers a level of tree
   growth sends over the network, with histograms and with rows.
 
@@ -282,7 +282,7 @@ def best_split(hist: Any, reg_lambda: float = 1.0, gamma: float = 0.0,
     -------
     HistogramSplit or None
         The candidate "bin ``<= b`` of feature ``j`` goes left" of largest
-        :func:`ensemble_ref.split_gain` among those whose two children have Hessian
+        :func:`~ensemble_ref.math.second_order.split_gain` among those whose two children have Hessian
         sums ``>= min_child_weight`` and ``> 0`` (so neither is empty when every
         :math:`h_i > 0`); ties go to the lowest feature, then the lowest bin, whose
         threshold ``cuts[j][b]`` is the lowest of the equivalent ones. ``None`` when

@@ -223,7 +223,7 @@ def pruning_path(tree: Node) -> PruningPath:
 
 
 def prune(tree: Node, alpha: float) -> Node:
-    """The smallest subtree minimising R(T) + alpha |T|: collapse weakest links while g <= alpha."""
+    """The smallest subtree minimising ``R(T) + alpha |T|``: collapse weakest links while g <= alpha."""
     tree = copy.deepcopy(tree)
     while not tree.is_leaf and min(_link_alpha(t, tree.n) for t in _inner_nodes(tree)) <= alpha:
         _collapse_weakest(tree, tree.n)
@@ -231,7 +231,7 @@ def prune(tree: Node, alpha: float) -> Node:
 
 
 def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float:
-    """min over all pruned subtrees T of R(T) + alpha |T|, by brute force over subtrees.
+    """min over all pruned subtrees T of ``R(T) + alpha |T|``, by brute force over subtrees.
 
     A subtree of ``node`` either stops at ``node`` (cost R(t) + alpha) or keeps
     its split and prunes both children as well as they can be pruned.
@@ -245,7 +245,7 @@ def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float
 
 
 def cost_complexity(tree: Node, alpha: float) -> float:
-    """R_alpha(T) = R(T) + alpha |T| of the tree as it stands (eq-tree-cost-complexity)."""
+    """``R_alpha(T) = R(T) + alpha |T|`` of the tree as it stands (eq-tree-cost-complexity)."""
     return sum(_cost(leaf, tree.n) for leaf in leaves(tree)) + alpha * n_leaves(tree)
 
 
