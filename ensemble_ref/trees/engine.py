@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32", "midpoint32",
-           "segment_ranges", "exact_integers", "partition", "child_key_type", "MISSING", "MIN_BRACKET"]
+           "segment_ranges", "exact_integers", "partition",
+           "segment_prefix_sums", "masked_eval", "round32", "child_key_type", "MISSING", "MIN_BRACKET"]
 
 FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn: feature values closer than this are equal
 MIN_BRACKET = 1e-6  # xgboost's kRtEps: a split needs a bracket above it
@@ -157,7 +158,43 @@ def partition(S: np.ndarray, key: np.ndarray, n_keep: int) -> np.ndarray:
     return S_new
 
 
+def segment_prefix_sums(w: np.ndarray, S: np.ndarray, bounds: np.ndarray,
+                        present: np.ndarray | None = None) -> np.ndarray:
+    """Prefix sums of ``w[S]`` along each row, restarting at every segment ``bounds[s]:bounds[s + 1]``
+    and skipping the positions where ``present`` is False; in integers when ``w`` is whole."""
+    w_int = exact_integers(w)
+    V = (w if w_int is None else w_int)[S]
+    if present is not None:
+        V = np.where(present, V, 0)
+    P = np.cumsum(V, axis=1)
+    before = bounds[:-1] - 1  # the sum up to the previous segment, subtracted
+    P -= np.repeat(np.where(before >= 0, P[:, np.maximum(before, 0)], 0), np.diff(bounds), axis=1)
+    return P.astype(float, copy=False)
+
+
+def masked_eval(mask: np.ndarray, fn, *arrays, fill: float = -np.inf) -> np.ndarray:
+    """``fn(mask, *arrays)``, a function that returns ``fill`` where ``mask`` is False.
+
+    When at most a quarter of the mask is True (``hist``: one candidate per bin, not per
+    sample), ``fn`` sees only those elements (with the mask ``True``; the arrays broadcast
+    to the mask's shape): the same arithmetic element by element, so the same numbers, on
+    a fraction of the data.
+    """
+    if 4 * np.count_nonzero(mask) >= mask.size:
+        return fn(mask, *arrays)
+    at = np.nonzero(mask)
+    out = np.full(mask.shape, fill)
+    out[at] = fn(True, *(np.broadcast_to(a, mask.shape)[at] for a in arrays))
+    return out
+
+
 # --- xgboost's feature codes -------------------------------------------------------------------
+
+
+def round32(a: np.ndarray) -> np.ndarray:
+    """Round to float32 as xgboost stores its gains (then back to float64)."""
+    return np.asarray(a).astype(np.float32).astype(np.float64)
+
 
 
 MISSING = np.iinfo(np.int32).max  # code of a missing value, sorted after every real code

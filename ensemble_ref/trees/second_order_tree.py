@@ -31,7 +31,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..math import second_order as formulas
-from .engine import MIN_BRACKET, MISSING, Codes, child_key_type, partition
+from .engine import MIN_BRACKET, MISSING, Codes, child_key_type, masked_eval, partition, round32, segment_prefix_sums
 
 __all__ = ["SecondOrderTree", "grow_tree"]
 
@@ -192,11 +192,6 @@ def _split_node(nodes: list, node_id: int, split: tuple, c: np.ndarray, features
     return go_left
 
 
-def _round32(a: np.ndarray) -> np.ndarray:
-    """Round to float32 as xgboost stores its gains (then back to float64)."""
-    return np.asarray(a).astype(np.float32).astype(np.float64)
-
-
 class _LevelScan:
     """Every candidate split of every node of one level, with xgboost's scan order."""
 
@@ -205,53 +200,53 @@ class _LevelScan:
                  p: TreeParams) -> None:
         self.data, self.features, self.bounds, self.p = data, features, bounds, p
         self.nodes = level_nodes
-        self.C = np.take_along_axis(codes, S, axis=1)  # codes in sorted order
-        self.present = self.C != MISSING
+        self.C = codes.ravel()[S + (np.arange(S.shape[0]) * codes.shape[1])[:, None]]  # sorted
+        self.present = self.C != MISSING if data.any_missing else None  # None: all present
         self.forward = data.need_forward[features]
         self._prefix_sums(S, g, h)
         self._brackets()
 
     def _prefix_sums(self, S: np.ndarray, g: np.ndarray, h: np.ndarray) -> None:
         """PG, PH: sums of g, h over the present values up to each position, per node."""
-        gS, hS = g[S], h[S]
-        if self.data.any_missing:  # missing values do not enter the scans over present values
-            gS, hS = np.where(self.present, gS, 0.0), np.where(self.present, hS, 0.0)
-        PG, PH = np.cumsum(gS, axis=1), np.cumsum(hS, axis=1)
-        sizes = np.diff(self.bounds)
-        before = self.bounds[:-1] - 1  # restart the prefix sums at each segment (node)
-        PG -= np.repeat(np.where(before >= 0, PG[:, np.maximum(before, 0)], 0.0), sizes, axis=1)
-        PH -= np.repeat(np.where(before >= 0, PH[:, np.maximum(before, 0)], 0.0), sizes, axis=1)
+        # missing values do not enter the scans over present values; unit hessians (squared
+        # error) are summed as integers
+        self.PG, self.PH = (segment_prefix_sums(v, S, self.bounds, self.present) for v in (g, h))
         self.last = self.bounds[1:] - 1
-        self.PG, self.PH = PG, PH
-        self.NG, self.NH = PG[:, self.last], PH[:, self.last]  # sums over present values
+        self.NG, self.NH = self.PG[:, self.last], self.PH[:, self.last]  # sums over present values
 
     def _candidates(self, GL, HL, GR, HR, parent, ok):
         """Rounded brackets of the candidates where ``ok`` and both children are heavy enough."""
         lam, mcw = self.p.reg_lambda, self.p.min_child_weight
-        ok = ok & (HL >= mcw) & (HR >= mcw) & (HL + lam > 0) & (HR + lam > 0)
-        return np.where(ok, _round32(formulas._bracket(GL, HL, GR, HR, lam, parent)), -np.inf)
+        ok = ok & (HL >= mcw) & (HR >= mcw)  # with lam > 0, H >= mcw >= 0 gives H + lam > 0:
+        ok = ok if lam > 0 and mcw >= 0 else ok & (HL + lam > 0) & (HR + lam > 0)
+        return np.where(ok, round32(formulas._bracket(GL, HL, GR, HR, lam, parent)), -np.inf)
 
     def _brackets(self) -> None:
         lam, sizes = self.p.reg_lambda, np.diff(self.bounds)
         self.G = np.array([nd.G for nd in self.nodes])
         self.H = np.array([nd.H for nd in self.nodes])
         Gn, Hn = np.repeat(self.G, sizes)[:-1], np.repeat(self.H, sizes)[:-1]
-        self.parent32 = _round32(formulas._score(self.G, self.H, lam))
+        self.parent32 = round32(formulas._score(self.G, self.H, lam))
         Pn = np.repeat(self.parent32, sizes)[:-1]
         # A threshold may follow position r when r + 1 is in the same node and holds a
         # larger present value.
-        cand = (self.C[:, 1:] != self.C[:, :-1]) & self.present[:, 1:]
+        cand = self.C[:, 1:] != self.C[:, :-1]
+        if self.present is not None:
+            cand &= self.present[:, 1:]
         cand[:, self.last[:-1]] = False
         PG, PH = self.PG[:, :-1], self.PH[:, :-1]
+        NG, NH = np.repeat(self.NG, sizes, axis=1)[:, :-1], np.repeat(self.NH, sizes, axis=1)[:, :-1]
+
+        def left(ok, PG, PH, NG, NH, Gn, Hn, Pn):  # missing left: right = present above r
+            GR, HR = NG - PG, NH - PH
+            return self._candidates(Gn - GR, Hn - HR, GR, HR, Pn, ok)
+
+        def right(ok, PG, PH, Gn, Hn, Pn):  # missing values on the right (scan upwards)
+            return self._candidates(PG, PH, Gn - PG, Hn - PH, Pn, ok)
         with np.errstate(divide="ignore", invalid="ignore"):
-            # missing values on the left (scan downwards): right = present values above r
-            GR = np.repeat(self.NG, sizes, axis=1)[:, :-1] - PG
-            HR = np.repeat(self.NH, sizes, axis=1)[:, :-1] - PH
-            self.gain_left = self._candidates(Gn - GR, Hn - HR, GR, HR, Pn, cand)
-            self.gain_right = None
-            if self.forward.any():  # missing values on the right (scan upwards)
-                self.gain_right = self._candidates(PG, PH, Gn - PG, Hn - PH, Pn,
-                                                   cand & self.forward[:, None])
+            self.gain_left = masked_eval(cand, left, PG, PH, NG, NH, Gn, Hn, Pn)
+            self.gain_right = (masked_eval(cand & self.forward[:, None], right, PG, PH, Gn, Hn, Pn)
+                               if self.forward.any() else None)
             self.n_missing = None
             if self.data.any_missing:  # splits of "present" from "missing"
                 self.n_missing = np.add.reduceat((~self.present).astype(np.int32),
