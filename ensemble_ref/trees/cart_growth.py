@@ -176,8 +176,8 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
         cstart = np.stack([pstart[bp], e], 1).ravel()  # children's segments in `samples`
         cN = np.stack([NL, level.size[splits] - NL], 1).ravel()
         child = np.full(data.n_samples, -1, dtype=np.intp)
-        in_child = samples[segment_ranges(cstart, cN)]
-        child[in_child] = np.repeat(np.arange(2 * splits.size), cN)
+        child[samples[segment_ranges(cstart, cN)]] = np.repeat(np.arange(2 * splits.size), cN)
+        in_child = np.flatnonzero(child >= 0)  # node sums in the order of the samples
         cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
         child_ids = nodes.add(np.repeat(level.ids[splits], 2), np.tile([True, False], splits.size),
                               np.full(2 * splits.size, depth + 1), cN, cW, cimp, crit.value(cT, cW))
