@@ -176,7 +176,8 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
             row += chapter_entry
             row += _cell(str(r["number"]), header="#")
             row += _cell(r["statement"], header="Claim")
-            row += _cell(r["measured"], literal=True, header="Measured")
+            row += (_cell(r["measured"], literal=True, header="Measured") if r["measured"]
+                    else _cell("\u2013", header="Measured"))  # a condition: nothing measured
             row += _cell(r["expected"], literal=True, header="Expected")
             row += _cell(r["tolerance"], header="Tolerance")
             rival = r.get("rival") or "none"
