@@ -21,10 +21,16 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 import numpy as np
+import scipy.sparse as sp
 
 import ensemble_ref as er
 from ensemble_ref import NotFittedError
 from ensemble_ref.ensembles.mixture_of_experts import MixtureOfExperts
+
+try:
+    import pandas as pd
+except ImportError:  # pragma: no cover
+    pd = None
 
 rng = np.random.default_rng(7)
 N, D = 40, 3
@@ -144,12 +150,6 @@ def _at_least_constant(name, X_, y_):
 
 
 # ------------------------------------------------------------- estimator cases
-try:
-    import pandas as pd
-except ImportError:  # pragma: no cover
-    pd = None
-import scipy.sparse as sp
-
 for name, (make, kind, takes_w, multiclass) in ESTIMATORS.items():
     y = Y_BIN if kind == "c" else Y_REG
     y_alt = np.array(["no", "yes"])[Y_BIN] if kind == "c" else Y_REG

@@ -178,7 +178,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes, y_enc = check_labels(y)
         T = check_int(self.n_estimators, "n_estimators", low=1)
         nu = check_float(self.learning_rate, "learning_rate", low=0.0, low_open=True)
@@ -269,7 +269,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             :math:`F_t(x) = \\sum_{s \\le t} \\alpha_s h_s(x)`.
         """
         self._check_is_fitted("estimators_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, estimator=self)
         F = np.zeros((X.shape[0], self.n_classes_))
         for alpha, h in zip(self.estimator_weights_, self.estimators_):
             F = F + alpha * self._codes(h, X)  # F_t = F_{t-1} + alpha_t h_t

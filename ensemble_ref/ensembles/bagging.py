@@ -181,7 +181,7 @@ class _BaseBagging(BaseEstimator):
 
     def _check_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("estimators_")
-        return check_array(X, "X", n_features=self.n_features_in_)
+        return check_array(X, "X", estimator=self)
 
 
 class BaggingClassifier(ClassifierMixin, _BaseBagging):
@@ -261,7 +261,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         self.n_classes_ = self.classes_.size
         w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
@@ -359,7 +359,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
         self._fit_ensemble(X, y, w, None)
         return self

@@ -152,7 +152,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _staged_raw(self, X: Any) -> Iterator[np.ndarray]:
         self._check_is_fitted("estimators_")
-        X32 = to_float32(check_array(X, n_features=self.n_features_in_))  # validated once
+        X32 = to_float32(check_array(X, estimator=self))  # validated once
         F = np.full(X32.shape[0], self.init_)
         for tree in self.estimators_:
             F = F + self.learning_rate * tree.tree_.value[tree.tree_.apply(X32)]
@@ -242,7 +242,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         self._boost(X, y, sample_weight)
         return self
 
@@ -302,7 +302,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y01 = check_labels(y, n_classes=2)
         self._boost(X, y01.astype(np.float64), sample_weight)
         return self

@@ -115,7 +115,7 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
         """Solve the (weighted) least-squares problem; returns ``self``."""
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
-        Z, y = check_X_y(X, y, y_numeric=True)
+        Z, y = check_X_y(X, y, y_numeric=True, estimator=self)
         check_scale(Z, "X")  # least squares forms X^T X
         w = check_sample_weight(sample_weight, Z.shape[0])
         A = np.column_stack([np.ones(len(y)), Z]) if self.fit_intercept else Z
@@ -129,7 +129,7 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """``intercept_ + X @ coef_``."""
         self._check_is_fitted("coef_")
-        return self.intercept_ + check_array(X, "X", n_features=self.n_features_in_) @ self.coef_
+        return self.intercept_ + check_array(X, "X", estimator=self) @ self.coef_
 
 
 class SoftmaxRegression(ClassifierMixin, BaseEstimator):
@@ -159,7 +159,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "SoftmaxRegression":
         """Fit by L-BFGS; returns ``self``."""
-        Z, y = check_X_y(X, y)
+        Z, y = check_X_y(X, y, estimator=self)
         lam = check_float(self.lam, "lam", low=0.0)
         self.classes_, y_encoded = check_labels(y)
         w = check_sample_weight(sample_weight, Z.shape[0])
@@ -187,7 +187,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     def predict_proba(self, X: Any) -> np.ndarray:
         """Softmax of ``intercept_ + X @ coef_.T``."""
         self._check_is_fitted("coef_")
-        S = self.intercept_ + check_array(X, "X", n_features=self.n_features_in_) @ self.coef_.T
+        S = self.intercept_ + check_array(X, "X", estimator=self) @ self.coef_.T
         S -= S.max(axis=1, keepdims=True)
         P = np.exp(S)
         return P / P.sum(axis=1, keepdims=True)
@@ -281,7 +281,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     def fit(self, X: Any, y: Any) -> "StackingClassifier":
         """Build the out-of-fold meta-features, fit the meta-model, refit the members."""
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         self._fit_stack(X, y_encoded, y_encoded, SoftmaxRegression())
         return self
@@ -339,7 +339,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     def fit(self, X: Any, y: Any) -> "StackingRegressor":
         """Build the out-of-fold meta-features, fit the meta-model, refit the members."""
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         self._fit_stack(X, y, None, LeastSquaresRegressor())
         return self
 

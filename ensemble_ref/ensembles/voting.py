@@ -113,7 +113,7 @@ class _NamedEstimators(BaseEstimator):
 
     def _check_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("estimators_")
-        return check_array(X, "X", n_features=self.n_features_in_)
+        return check_array(X, "X", estimator=self)
 
 
 class VotingClassifier(ClassifierMixin, _NamedEstimators):
@@ -165,7 +165,7 @@ class VotingClassifier(ClassifierMixin, _NamedEstimators):
         """
         if self.voting not in ("hard", "soft"):
             raise ValueError(f"voting must be 'hard' or 'soft', got {self.voting!r}.")
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -234,7 +234,7 @@ class VotingRegressor(RegressorMixin, _NamedEstimators):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "VotingRegressor":
         """Fit a copy of every member on ``(X, y)``; returns ``self``."""
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self._fit_members(X, y, sample_weight)

@@ -218,7 +218,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _validate_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("tree_")
-        return to_float32(check_array(X, "X", n_features=self.n_features_in_))
+        return to_float32(check_array(X, "X", estimator=self))
 
     def apply(self, X: Any) -> np.ndarray:
         """Index (into ``tree_`` arrays) of the leaf each row of ``X`` falls into.
@@ -318,7 +318,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         w = check_sample_weight(sample_weight, X.shape[0])
         return self.fit_presorted(SortedColumns(to_float32(X)), y, w)
 
@@ -399,7 +399,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes, y_encoded = check_labels(y)
         w = check_sample_weight(sample_weight, X.shape[0])
         return self.fit_encoded(X, y_encoded, w, classes)

@@ -124,7 +124,7 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes, y_enc = check_labels(y)
         w = check_sample_weight(sample_weight, X.shape[0])
         w = w / w.sum()
@@ -157,5 +157,5 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Predict ``left_class_`` where ``X[:, feature_] <= threshold_``, else ``right_class_``."""
         self._check_is_fitted("feature_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, estimator=self)
         return self.classes_[self._predict_index(X)]
