@@ -79,11 +79,13 @@ ESTIMATORS: dict[str, tuple[Callable[..., Any], str, bool, bool]] = {
         **{"estimators": _trees("c"), "cv": 3, "random_state": 0, **k}), "c", False, True),
     "StackingRegressor": (lambda **k: er.StackingRegressor(
         **{"estimators": _trees("r"), "cv": 3, "random_state": 0, **k}), "r", False, True),
-    "LeastSquaresRegressor": (lambda **k: er.LeastSquaresRegressor(**k), "r", True, True),
+    "LeastSquaresRegressor": (lambda **k: er.LeastSquaresRegressor(**{"fit_intercept": True, **k}),
+                              "r", True, True),
     "SoftmaxRegression": (lambda **k: er.SoftmaxRegression(**k), "c", True, True),
     "MixtureOfExperts": (lambda **k: MixtureOfExperts(**{"random_state": 0, "max_iter": 30, **k}),
                          "r", False, True),
 }
+LINEAR = {"LeastSquaresRegressor", "SoftmaxRegression", "LinearBoostingRegressor"}
 DETERMINISTIC_TREES = {"DecisionTreeClassifier", "DecisionTreeRegressor", "DecisionStump",
                        "GradientBoostingRegressor", "GradientBoostingClassifier"}
 
@@ -144,8 +146,9 @@ def _at_least_constant(name, X_, y_):
         if ESTIMATORS[name][1] == "c":
             majority = np.max(np.unique(y_, return_counts=True)[1]) / len(y_)
             assert np.mean(pred == y_) >= majority - 1e-12, (np.mean(pred == y_), majority)
-        else:
-            assert np.mean((pred - y_) ** 2) <= np.var(y_) * (1 + 1e-9) + 1e-300
+        else:  # a bootstrap ensemble averages its members' sample means: allow for that
+            slack = 1e-9 if name in DETERMINISTIC_TREES | LINEAR else 0.05
+            assert np.mean((pred - y_) ** 2) <= np.var(y_) * (1 + slack) + 1e-300
     return check
 
 
@@ -232,8 +235,8 @@ for name, (make, kind, takes_w, multiclass) in ESTIMATORS.items():
             returns(f"{name}-y-shift-{shift:g}", "silent-range",
                     lambda n=name, c=shift: _fit(n, X, Y_REG + c).predict(X_TEST) - c,
                     _close(lambda n=name: _fit(n, X, Y_REG).predict(X_TEST), rtol=1e-4, atol=tol))
-        returns(f"{name}-y-scale-1e6", "silent-range",
-                lambda n=name: _fit(n, X, 1e6 * Y_REG).predict(X_TEST) / 1e6,
+        returns(f"{name}-y-scale-1024", "silent-range",  # exact in floating point
+                lambda n=name: _fit(n, X, 1024 * Y_REG).predict(X_TEST) / 1024,
                 _close(lambda n=name: _fit(n, X, Y_REG).predict(X_TEST), rtol=1e-5, atol=1e-6))
         returns(f"{name}-fit-beats-constant", "silent-range",
                 lambda n=name: _fit(n, X, Y_REG), _at_least_constant(name, X, Y_REG))
@@ -248,9 +251,9 @@ for name, (make, kind, takes_w, multiclass) in ESTIMATORS.items():
     if takes_w and name in DETERMINISTIC_TREES | {"LeastSquaresRegressor"}:
         counts = np.arange(N) % 3 + 1
         returns(f"{name}-integer-weights-repeat-rows", "silent-weights",
-                lambda n=name, y=y, c=counts: _fit(n, X, y, sample_weight=c).predict(X_TEST),
+                lambda n=name, y=y, c=counts: _fit(n, X, y, sample_weight=c).predict(X),
                 _close(lambda n=name, y=y, c=counts: _fit(n, np.repeat(X, c, axis=0),
-                                                             np.repeat(y, c)).predict(X_TEST), rtol=1e-9,
+                                                             np.repeat(y, c)).predict(X), rtol=1e-9,
                        atol=1e-9))
     # --- huge X for linear models: predictions still finite and right
     for factor in (1e15, 1e50):
@@ -262,17 +265,18 @@ for name, (make, kind, takes_w, multiclass) in ESTIMATORS.items():
             lambda model, n=name, y=y: _at_least_constant(n, X + 1e15, y)(model), param=r"\bX\b")
 
 # --- AdaBoost reweighting
+# (a fit below the majority class must at least say so: a warning naming learning_rate)
 for lr in (1.0, 3.0, 10.0):
     sep = np.where(X[:, 0] > 0, 1, 0)
     returns(f"AdaBoost-perfect-learner-lr{lr:g}", "silent-adaboost",
             lambda lr=lr, s=sep: _fit("AdaBoostClassifier", X, s, learning_rate=lr),
-            _at_least_constant("AdaBoostClassifier", X, sep))
+            _at_least_constant("AdaBoostClassifier", X, sep), param="learning_rate")
     returns(f"AdaBoost-noisy-lr{lr:g}", "silent-adaboost",
             lambda lr=lr: _fit("AdaBoostClassifier", X, Y_THREE, learning_rate=lr, n_estimators=30),
-            _at_least_constant("AdaBoostClassifier", X, Y_THREE))
+            _at_least_constant("AdaBoostClassifier", X, Y_THREE), param="learning_rate")
 returns("AdaBoost-lr3-30-points", "silent-adaboost",
         lambda: _fit("AdaBoostClassifier", X[:30], Y_BIN[:30], learning_rate=3.0, n_estimators=40),
-        _at_least_constant("AdaBoostClassifier", X[:30], Y_BIN[:30]))
+        _at_least_constant("AdaBoostClassifier", X[:30], Y_BIN[:30]), param="learning_rate")
 
 # --- members that lose a class in their subsample
 returns("Bagging-subsample-loses-class", "unclear-subsample",
@@ -356,7 +360,7 @@ def outcome(case: Case) -> tuple[str, str]:
         warnings.simplefilter("error")
         try:
             result = case.call()
-        except (ValueError, TypeError, NotFittedError) as exc:
+        except (ValueError, TypeError, NotFittedError, UserWarning) as exc:
             if case.param is not None and re.search(case.param, str(exc)):
                 return "ok", ""
             return "cryptic", f"{type(exc).__name__}: {exc}"[:160]

@@ -17,6 +17,7 @@ __all__ = [
     "check_array",
     "check_X_y",
     "check_sample_weight",
+    "check_class_weights",
     "check_random_state",
     "check_int",
     "check_float",
@@ -346,16 +347,28 @@ def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: in
     return classes, y_encoded
 
 
+def check_class_weights(y_encoded: np.ndarray, sample_weight: Any, classes: np.ndarray) -> None:
+    """Every class of ``y`` must keep a positive total weight (a log-odds start needs it)."""
+    if sample_weight is None:
+        return
+    w = check_sample_weight(sample_weight, y_encoded.shape[0])
+    totals = np.bincount(y_encoded, weights=w, minlength=classes.size)
+    if np.any(totals <= 0):
+        empty = classes[totals <= 0].tolist()
+        raise ValueError(f"sample_weight gives the classes {empty} of y a total weight of 0; every "
+                         "class needs a positive weight (drop its points from X and y instead).")
+
+
 def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight", *,
                         scale_free: bool = False) -> np.ndarray:
     """Return non-negative, finite float64 weights of length ``n_samples`` with a positive sum.
 
     ``None`` gives unit weights. ``scale_free=True`` (estimators whose fit does
     not depend on the scale of the weights: trees, gradient boosting, least
-    squares) multiplies them by the power of two that brings the largest into
-    ``[1, 2)``: exact in floating point, so weights of any scale (1e-300 or 1e300)
-    give bit for bit the fit of the rescaled ones, without underflow or overflow
-    in the sums of the criterion.
+    squares) returns equal positive weights as ones, and other weights multiplied
+    by the power of two that brings the largest into ``[1, 2)``: exact in floating
+    point, so weights of any scale (1e-300 or 1e300) give bit for bit the fit of
+    the rescaled ones, without underflow or overflow in the sums of the criterion.
     """
     if sample_weight is None:
         return np.ones(n_samples)
@@ -379,6 +392,9 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
     if w.max(initial=0.0) <= 0:
         raise ValueError(f"{name} must have a positive sum; all weights are zero.")
     if scale_free:
+        positive = w > 0
+        if np.all(w[positive] == w[positive][0]):
+            return positive.astype(np.float64)
         w = np.ldexp(w, -np.frexp(w.max())[1] + 1)
     if not np.isfinite(w.sum()):
         raise ValueError(f"{name} sums to infinity; divide the weights by their largest value.")

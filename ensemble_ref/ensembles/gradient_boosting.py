@@ -75,6 +75,7 @@ import numpy as np
 from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ..core.validation import (
     check_array,
+    check_class_weights,
     check_float,
     check_int,
     check_labels,
@@ -109,7 +110,7 @@ class _BaseGradientBoosting(BaseEstimator):
         self._validate_params()
         rng = check_random_state(self.random_state)
         n = X.shape[0]
-        sw = check_sample_weight(sample_weight, n)
+        sw = check_sample_weight(sample_weight, n, scale_free=True)
         L = get_loss(self.loss)
         nu = float(self.learning_rate)
         self.n_features_in_ = X.shape[1]
@@ -304,6 +305,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         """
         X, y = check_X_y(X, y, estimator=self)
         self.classes_, y01 = check_labels(y, n_classes=2)
+        check_class_weights(y01, sample_weight, self.classes_)
         self._boost(X, y01.astype(np.float64), sample_weight)
         return self
 

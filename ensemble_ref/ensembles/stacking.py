@@ -117,12 +117,16 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
             raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
         Z, y = check_X_y(X, y, y_numeric=True, estimator=self)
         check_scale(Z, "X")  # least squares forms X^T X
-        w = check_sample_weight(sample_weight, Z.shape[0])
-        A = np.column_stack([np.ones(len(y)), Z]) if self.fit_intercept else Z
+        w = check_sample_weight(sample_weight, Z.shape[0], scale_free=True)
+        # With an intercept, centre Z and y on their weighted means first: the
+        # intercept is then ybar - zbar . beta, and a large common offset of the
+        # features (|Z| near 1e15) cannot swamp the column of ones.
+        z_mean = np.average(Z, axis=0, weights=w) if self.fit_intercept else np.zeros(Z.shape[1])
+        y_mean = float(np.average(y, weights=w)) if self.fit_intercept else 0.0
         root_w = np.sqrt(w)
-        beta = np.linalg.lstsq(A * root_w[:, None], y * root_w, rcond=None)[0]
-        self.intercept_ = float(beta[0]) if self.fit_intercept else 0.0
-        self.coef_ = beta[1:] if self.fit_intercept else beta
+        self.coef_ = np.linalg.lstsq((Z - z_mean) * root_w[:, None], (y - y_mean) * root_w,
+                                     rcond=None)[0]
+        self.intercept_ = y_mean - float(z_mean @ self.coef_) if self.fit_intercept else 0.0
         self.n_features_in_ = Z.shape[1]
         return self
 
@@ -162,25 +166,39 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         Z, y = check_X_y(X, y, estimator=self)
         lam = check_float(self.lam, "lam", low=0.0)
         self.classes_, y_encoded = check_labels(y)
-        w = check_sample_weight(sample_weight, Z.shape[0])
+        w = check_sample_weight(sample_weight, Z.shape[0], scale_free=True)
         w = w / w.sum()
         N, d = Z.shape
         K = self.classes_.size
         Y = np.zeros((N, K))
         Y[np.arange(N), y_encoded] = 1.0
 
+        # The same objective in standardised features U = (Z - m) / s, coefficients
+        # B' = B s (the penalty becomes sum (B'/s)^2): one problem, but
+        # well conditioned whatever the scale of Z (1e-50 or 1e50).
+        top = np.max(np.abs(Z), axis=0)
+        top = np.where(top > 0, top, 1.0)  # divide first: no overflow at |Z| near 1e300
+        m = np.average(Z / top, axis=0, weights=w)
+        s = np.sqrt(np.average((Z / top - m) ** 2, axis=0, weights=w))
+        constant = np.ptp(Z, axis=0) == 0  # exactly constant: no feature at all
+        s = np.where(constant | (s == 0), 1.0, s)
+        U = np.where(constant, 0.0, (Z / top - m) / s)
+        m, s = m * top, s * top
+        with np.errstate(over="ignore"):  # features at 1e-300: an infinite penalty, capped
+            penalty = lam * np.minimum((1.0 / s) ** 2, 1e300)
+
         def loss_and_gradient(theta):
             b, B = theta[:K], theta[K:].reshape(K, d)
-            S = b + Z @ B.T
+            S = b + U @ B.T
             S -= S.max(axis=1, keepdims=True)
             log_p = S - np.log(np.exp(S).sum(axis=1, keepdims=True))
             R = w[:, None] * (np.exp(log_p) - Y)  # gradient of the loss w.r.t. the scores
-            loss = -np.sum(w[:, None] * Y * log_p) + 0.5 * lam * np.sum(B * B)
-            return loss, np.concatenate([R.sum(axis=0), (R.T @ Z + lam * B).ravel()])
+            loss = -np.sum(w[:, None] * Y * log_p) + 0.5 * np.sum(penalty * B * B)
+            return loss, np.concatenate([R.sum(axis=0), (R.T @ U + penalty * B).ravel()])
 
         result = minimize(loss_and_gradient, np.zeros(K * (d + 1)), jac=True, method="L-BFGS-B")
-        self.intercept_ = result.x[:K]
-        self.coef_ = result.x[K:].reshape(K, d)
+        self.coef_ = result.x[K:].reshape(K, d) / s
+        self.intercept_ = result.x[:K] - self.coef_ @ m
         self.n_features_in_ = d
         return self
 

@@ -48,7 +48,10 @@ class _NamedEstimators(BaseEstimator):
     def set_params(self, **params: Any) -> "_NamedEstimators":
         if "estimators" in params:
             self.estimators = params.pop("estimators")
-        names = [pair[0] for pair in self.estimators] if isinstance(self.estimators, (list, tuple)) else []
+        pairs = self.estimators if isinstance(self.estimators, (list, tuple)) else []
+        # only well-formed (name, estimator) pairs are reachable; fit reports the others
+        names = [pair[0] if isinstance(pair, (list, tuple)) and len(pair) == 2 else None
+                 for pair in pairs]
         own = {}
         for key, value in params.items():
             name, _, sub = key.partition("__")
@@ -87,7 +90,10 @@ class _NamedEstimators(BaseEstimator):
     def _validate_weights(self, n_members: int) -> np.ndarray:
         if self.weights is None:
             return np.ones(n_members)
-        w = np.asarray(self.weights, dtype=float)
+        try:
+            w = np.asarray(self.weights, dtype=float)
+        except (TypeError, ValueError):
+            w = np.array([np.nan])  # not numbers: reported just below
         if w.shape != (n_members,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise ValueError(
                 f"weights must be None or {n_members} non-negative finite numbers with a positive "
