@@ -104,16 +104,21 @@ class BaseEstimator:
             )
 
     # What the estimator accepts, told to scikit-learn through its tags (read by
-    # __sklearn_tags__ below): NaN in X as a missing value, more than two classes.
+    # __sklearn_tags__ below): NaN in X as a missing value, more than two classes,
+    # and whether it is meant to fit well on its own (a stump is not).
     _allow_nan: bool = False
     _binary_only: bool = False
+    _poor_score: bool = False
 
     # scikit-learn >= 1.6 reads estimator tags through this method.
     def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn
-        from sklearn.utils import InputTags, Tags, TargetTags
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
 
-        return Tags(estimator_type=None, target_tags=TargetTags(required=True),
+        tags = Tags(estimator_type=None, target_tags=TargetTags(required=True),
                     input_tags=InputTags(allow_nan=self._allow_nan, sparse=False))
+        if hasattr(self, "transform"):  # stacking's meta-features
+            tags.transformer_tags = TransformerTags()
+        return tags
 
 
 _BOTH_NOT_FITTED: dict[type, type] = {}
@@ -163,7 +168,8 @@ class ClassifierMixin:
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "classifier"
-        tags.classifier_tags = ClassifierTags(multi_class=not self._binary_only)
+        tags.classifier_tags = ClassifierTags(multi_class=not self._binary_only,
+                                              poor_score=self._poor_score)
         return tags
 
 
@@ -191,7 +197,7 @@ class RegressorMixin:
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "regressor"
-        tags.regressor_tags = RegressorTags()
+        tags.regressor_tags = RegressorTags(poor_score=self._poor_score)
         return tags
 
 

@@ -8,6 +8,7 @@ reported where it is made instead of surfacing later as a NaN.
 from __future__ import annotations
 
 import numbers
+import sys
 import warnings
 from typing import Any
 
@@ -244,6 +245,12 @@ def check_X_y(X: Any, y: Any, *, y_numeric: bool = False, allow_nan: bool = Fals
     return X_checked, y
 
 
+def _data_conversion_warning() -> type:
+    """scikit-learn's ``DataConversionWarning`` when scikit-learn is loaded, else ``UserWarning``."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    return UserWarning if sklearn_exceptions is None else sklearn_exceptions.DataConversionWarning
+
+
 def check_target(y: Any, n_samples: int, *, y_numeric: bool = False) -> np.ndarray:
     """A 1-D target of length ``n_samples``: finite floats (``y_numeric``) or class labels."""
     if y is None:
@@ -252,6 +259,9 @@ def check_target(y: Any, n_samples: int, *, y_numeric: bool = False) -> np.ndarr
         raise TypeError("y is a scipy sparse matrix; sparse input is not supported: pass a dense 1-D y.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape "
+                      f"{y.shape} is used as shape ({y.shape[0]},).", _data_conversion_warning(),
+                      stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}; "

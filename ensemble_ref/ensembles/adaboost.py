@@ -199,10 +199,10 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         D = D / D.sum()  # D_1, the initial distribution
         self.classes_, self.n_classes_, self.n_features_in_ = classes, classes.size, X.shape[1]
         # the default stump: the sort order does not depend on the weights, so sort once
-        presorted = presort_stump(X) if self.estimator is None else None
+        counted = D > 0  # points of zero initial weight never count, nor set thresholds
+        presorted = (presort_stump(X[counted]), counted) if self.estimator is None else None
         self.estimators_, errors, alphas, Zs, history = [], [], [], [], []
         self.stop_reason_ = "n_estimators"
-        counted = D > 0  # points of zero initial weight never count
         resolution = X.shape[0] * np.finfo(np.float64).eps  # rounding of a sum of the weights
         for t in range(T):
             h = self._weak_learner(X, y, y_enc, D, presorted, prototype, rng)
@@ -254,8 +254,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def _weak_learner(self, X, y, y_enc, D, presorted, prototype, rng) -> Any:
         """h_t fitted to the weights D_t: the presorted stump, or a copy of ``estimator``."""
-        if presorted is not None:
-            stump = best_stump(*presorted, y_enc, D, self.n_classes_)
+        if presorted is not None:  # sorted without the points of zero initial weight
+            (order, Xs, ok), counted = presorted
+            stump = best_stump(order, Xs, ok, y_enc[counted], D[counted], self.n_classes_)
             return DecisionStump.from_split(self.classes_, X.shape[1], *stump)
         h = _clone(prototype, rng)
         return h.fit(X, y, sample_weight=D)

@@ -258,6 +258,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
 
 class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
+    _binary_only = True  # the log loss of two classes
     __doc__ = r"""Gradient boosting for two classes with the log loss and Newton leaf values.
 
     The raw score :math:`F` is the log-odds of ``classes_[1]``; the leaves hold

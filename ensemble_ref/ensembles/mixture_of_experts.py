@@ -163,7 +163,9 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
         """Fit by EM from ``n_init`` initialisations; returns ``self``."""
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         n, d = X.shape
-        E = check_int(self.n_experts, "n_experts", low=1, high=n)
+        E = check_int(self.n_experts, "n_experts", low=1)
+        if E > n:
+            raise ValueError(f"n_experts={E} exceeds the number of samples (n_samples = {n}).")
         max_iter = check_int(self.max_iter, "max_iter", low=1)
         tol = check_float(self.tol, "tol", low=0.0)
         gate_steps = check_int(self.gate_steps, "gate_steps", low=1)

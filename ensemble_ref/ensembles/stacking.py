@@ -226,7 +226,10 @@ class _BaseStacking(_NamedEstimators):
         names, members = self._validate_estimators()
         final = default_final if self.final_estimator is None else self.final_estimator
         check_estimator(final, "final_estimator")
-        cv = check_int(self.cv, "cv", low=2, high=X.shape[0])
+        cv = check_int(self.cv, "cv", low=2)
+        if cv > X.shape[0]:
+            raise ValueError(f"cv must be an integer in [2, {X.shape[0]}]: cv={cv} folds need at least "
+                             f"{cv} samples, got n_samples = {X.shape[0]}.")
         folds = stratified_kfold_indices(X.shape[0], cv, self.random_state, y=folds_y)
         # 2. out-of-fold meta-features: z_i from members that never saw point i
         Z = None
@@ -243,6 +246,10 @@ class _BaseStacking(_NamedEstimators):
         self.estimators_ = [_clone(m).fit(X, y) for m in members]
         self.named_estimators_ = dict(zip(names, self.estimators_))
         self.n_features_in_ = X.shape[1]
+
+    def fit_transform(self, X: Any, y: Any, **fit_params: Any) -> np.ndarray:
+        """``fit(X, y)``, then the meta-features of ``X`` from the refitted members."""
+        return self.fit(X, y, **fit_params).transform(X)
 
     def transform(self, X: Any) -> np.ndarray:
         """Meta-features of ``X`` from the refitted members (the meta-model's input)."""

@@ -285,7 +285,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     (:func:`squared_error_impurity`), which loses precision when the targets
     have a large common offset (``|mean(y)|`` many orders of magnitude above
     their spread); unlike scikit-learn, the tree therefore grows on ``y``
-    centred on its weighted mean, so that a shift of ``y`` shifts the
+    centred on its mid-range, so that a shift of ``y`` shifts the
     predictions and changes no split.
 
     Examples
@@ -328,12 +328,12 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
                       ) -> "DecisionTreeRegressor":
         """Fit on features presorted once (a booster's rounds), ``y`` and ``w`` validated.
 
-        The criterion sees ``y`` centred on its weighted mean (added back to the
+        The criterion sees ``y`` centred on its mid-range (added back to the
         leaf values): its sums of ``w y^2`` would otherwise lose the spread of
         ``y`` to a large common offset (``y`` near 1e9 with spread 1).
         """
-        positive = w > 0
-        offset = float(np.average(y[positive], weights=w[positive]))
+        positive = w > 0  # the mid-range: the same for weights or repeated rows, unlike a mean
+        offset = 0.5 * float(y[positive].min()) + 0.5 * float(y[positive].max())
         self._grow_tree(data, SquaredError(y - offset, w), w)
         self.tree_.value = self.tree_.value + offset
         return self

@@ -89,6 +89,7 @@ def best_stump(order: np.ndarray, Xs: np.ndarray, ok: np.ndarray, y: np.ndarray,
 
 
 class DecisionStump(ClassifierMixin, BaseEstimator):
+    _poor_score = True  # one split: a weak learner, not a classifier to use alone
     r"""A one-split classifier minimising the **weighted 0-1 error** (AdaBoost's weak learner).
 
     Among all features :math:`j`, thresholds :math:`\theta` and labellings of the
@@ -136,7 +137,8 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         classes, y_enc = check_labels(y)
         w = check_sample_weight(sample_weight, X.shape[0], scale_free=True)
         w = w / w.sum()
-        stump = best_stump(*presort_stump(X), y_enc, w, classes.size)
+        keep = w > 0  # points of zero weight play no part (not even in the thresholds)
+        stump = best_stump(*presort_stump(X[keep]), y_enc[keep], w[keep], classes.size)
         self._set_split(classes, X.shape[1], *stump)
         self.error_ = adaboost._weighted_error(w, self._predict_index(X) != y_enc)  # eq-adaboost-eps
         return self
