@@ -352,7 +352,8 @@ def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: in
     if n_classes is not None and classes.size != n_classes:
         raise ValueError(
             f"y must contain exactly {n_classes} classes for this estimator, got "
-            f"{classes.size} ({classes.tolist()[:10]}); it supports binary classification only."
+            f"{classes.size} ({classes.tolist()[:10]})"
+            + (". Only binary classification is supported." if n_classes == 2 else ".")
         )
     return classes, y_encoded
 
