@@ -124,6 +124,10 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
             logger.warning("claims ledger: claim %s#%s failed: %s", r["chapter"], r["number"],
                            r["statement"], location=docname)
         unrivalled = [r for r in records if not r.get("rival")]
+        for r in unrivalled:
+            logger.warning("claims ledger: claim %s#%s names no rival (the false statement it "
+                           "rules out): %s", r["chapter"], r["number"], r["statement"],
+                           location=docname)
         margins = [_margin(r) for r in records if r.get("rival")]
         smallest = min(margins) if margins else float("nan")
         summary = nodes.paragraph(text=(

@@ -82,7 +82,7 @@ ESTIMATORS: dict[str, Spec] = {
     "GradientBoostingRegressor": Spec(lambda **kw: er.GradientBoostingRegressor(
         **{"n_estimators": 5, "random_state": 0, **kw}), "regressor", resolution=True),
     "XGBClassifier": Spec(lambda **kw: er.XGBClassifier(
-        **{"n_estimators": 5, "random_state": 0, **kw}), "classifier", binary_only=True,
+        **{"n_estimators": 5, "random_state": 0, **kw}), "classifier",
         missing_values=True, deterministic=False),
     "XGBRegressor": Spec(lambda **kw: er.XGBRegressor(
         **{"n_estimators": 5, "random_state": 0, **kw}), "regressor", missing_values=True,

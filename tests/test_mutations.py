@@ -8,9 +8,13 @@ formula the book says it verifies but does not; this test fails on any survivor.
 
 from __future__ import annotations
 
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -38,3 +42,17 @@ def test_every_mutant_applies_once(tmp_path):
         shutil.copytree(ROOT / "ensemble_ref", copy, ignore=shutil.ignore_patterns("__pycache__"))
         changed = mutate_book.apply(mutant, copy)
         assert (copy / changed).read_text() != (ROOT / "ensemble_ref" / changed).read_text()
+
+
+@pytest.mark.book
+def test_every_mutant_is_killed(tmp_path):
+    out = tmp_path / "mutants.json"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "mutate_book.py"), "--jobs", "2",
+                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
+                          timeout=1800)
+    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    results = json.loads(out.read_text())
+    survivors = [f"{r['id']} ({r['chapter']}): {r['error']}" for r in results if not r["killed"]]
+    print("\n".join(f"{r['id']:<30} {'killed' if r['killed'] else 'SURVIVED'} "
+                    f"({r['raised'] or '-'}) {r['seconds']} s" for r in results))
+    assert not survivors, "mutants the book does not notice:\n  " + "\n  ".join(survivors)

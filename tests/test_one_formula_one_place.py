@@ -12,7 +12,16 @@ import numpy as np
 import pytest
 
 import ensemble_ref as er
-from ensemble_ref.math import adaboost, aggregation, gradient_boosting, impurity, losses, second_order
+from ensemble_ref.math import (
+    adaboost,
+    aggregation,
+    gradient_boosting,
+    impurity,
+    losses,
+    sampling,
+    second_order,
+    softmax_objective,
+)
 
 
 def _distort(function):
@@ -100,6 +109,13 @@ CASES = [
     (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "binary", losses, "_log_loss_gradient"),
     (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "binary", losses, "_log_loss_hessian"),
     (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "binary", losses, "_log_loss"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "ternary", softmax_objective,
+     "_softmax"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "ternary", softmax_objective,
+     "_gradient"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "ternary", softmax_objective,
+     "_hessian"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "ternary", softmax_objective, "_loss"),
     (lambda: er.LinearBoostingRegressor(n_estimators=5), "regression", losses,
      "_squared_error_gradient"),
     (lambda: er.BaggingClassifier(n_estimators=5, random_state=0), "ternary", impurity,
@@ -139,9 +155,44 @@ def test_the_estimator_runs_the_one_definition(make, kind, module, name, monkeyp
         f"{make().__class__.__name__} unchanged: it does not run that definition")
 
 
+# Counts of the row and column subsampling: distorted by one (a float would not index).
+SAMPLING_CASES = [
+    (lambda: er.XGBRegressor(n_estimators=3, max_depth=3, subsample=0.5, random_state=0),
+     "regression", "_subsample_count"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3, subsample=0.5, random_state=0),
+     "ternary", "_subsample_count"),
+    (lambda: er.XGBRegressor(n_estimators=3, max_depth=3, colsample_bytree=0.5, random_state=0),
+     "regression", "_column_count"),
+]
+
+
+@pytest.mark.parametrize("make, kind, name", SAMPLING_CASES,
+                         ids=[f"{c[0]().__class__.__name__}-{c[2]}" for c in SAMPLING_CASES])
+def test_the_booster_runs_the_one_sampling_count(make, kind, name, monkeypatch):
+    X, y = _data(kind)
+    before = _fingerprint(make().fit(X, y), X)
+    count = getattr(sampling, name)
+    monkeypatch.setattr(sampling, name, lambda n, rate: max(1, count(n, rate) - 1))
+    after = _fingerprint(make().fit(X, y), X)
+    assert before.shape != after.shape or not np.allclose(before, after), (
+        f"replacing ensemble_ref.math.sampling.{name} left {make().__class__.__name__} unchanged")
+
+
 def test_every_estimator_is_covered():
     estimators = {name for name in er.__all__ if isinstance(getattr(er, name), type)
                   and hasattr(getattr(er, name), "fit")}
     covered = {make().__class__.__name__ for make, *_ in CASES}
     covered |= {"LeastSquaresRegressor", "SoftmaxRegression"}  # stacking's final learners
     assert estimators <= covered, sorted(estimators - covered)
+
+
+@pytest.mark.parametrize("name, criterion", [("gini_impurity", "gini"), ("entropy_impurity", "entropy")])
+def test_the_readable_grower_runs_the_same_impurity(monkeypatch, name, criterion):
+    """The tree the book shows computes its impurities with the package's one definition."""
+    from ensemble_ref.trees import readable
+
+    X, y = _data("multiclass")
+    before = readable.grow_tree(X, y, criterion=criterion, max_depth=3)
+    monkeypatch.setattr(impurity, name, _distort(getattr(impurity, name)))
+    after = readable.grow_tree(X, y, criterion=criterion, max_depth=3)
+    assert before.impurity != after.impurity

@@ -105,7 +105,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     estimator : object, default=None
         The weak learner, an unfitted classifier whose ``fit`` accepts
         ``sample_weight`` (it is copied each round through ``get_params``). The
-        default is :class:`DecisionStump`, the weighted-0-1-error stump of the
+        default is :class:`~ensemble_ref.trees.stump.DecisionStump`, the weighted-0-1-error stump of the
         textbook algorithm. A depth-1 Gini tree (scikit-learn's
         ``DecisionTreeClassifier(max_depth=1)``) is the other usual choice.
     n_estimators : int, default=50
@@ -338,7 +338,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         :math:`F(x) = \tfrac12 \ln\frac{p(x)}{1 - p(x)}` for two classes
         (Friedman, Hastie and Tibshirani, 2000), so :math:`p = \sigma(2F)`; for
         SAMME's codes it is :math:`F_k = (K-1)(\ln p_k - \tfrac1K\sum_j \ln p_j)`,
-        so :math:`p_k \propto e^{F_k/(K-1)}` (:func:`ensemble_ref.math.adaboost._proba`).
+        so :math:`p_k \propto e^{F_k/(K-1)}` (``ensemble_ref.math.adaboost._proba``).
         Both are the same formula. scikit-learn instead divides the scores by
         :math:`\sum_t \alpha_t` before the softmax, which changes the
         probabilities but never their arg-max: both predict the labels of

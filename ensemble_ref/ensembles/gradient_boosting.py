@@ -18,7 +18,7 @@ Friedman's algorithm for a loss :math:`L(y, F)` (the losses of
       with learning rate :math:`\nu`.
 
 The features are validated and sorted once per ``fit``; every stage grows its tree on
-that presorted data (:meth:`DecisionTreeRegressor.fit_presorted`). The losses are those
+that presorted data (:meth:`~ensemble_ref.trees.cart.DecisionTreeRegressor.fit_presorted`). The losses are those
 of :mod:`ensemble_ref.math.losses`, the leaf values those of
 :mod:`ensemble_ref.math.gradient_boosting`.
 
@@ -28,10 +28,10 @@ The leaf step (c) per loss:
   :math:`y - F` and the tree's own leaf means are already optimal;
 * ``absolute_error`` (:math:`|y - F|`): the residuals are
   :math:`\operatorname{sign}(y - F)` and the leaf value is a weighted median of
-  :math:`y_i - F_{m-1}(x_i)` (:func:`weighted_median`);
+  :math:`y_i - F_{m-1}(x_i)` (:func:`~ensemble_ref.math.gradient_boosting.weighted_median`);
 * ``log_loss`` (classifier): no closed form; one Newton step
   :math:`\gamma_j = \sum_{i \in R_j} w_i r_i / \sum_{i \in R_j} w_i p_i (1 - p_i)`
-  with :math:`r_i = y_i - p_i` (:func:`newton_leaf_value`), as in LogitBoost
+  with :math:`r_i = y_i - p_i` (:func:`~ensemble_ref.math.gradient_boosting.newton_leaf_value`), as in LogitBoost
   (Friedman, Hastie and Tibshirani, 2000).
 
 **Agreement with scikit-learn.** With the same parameters these estimators
@@ -262,7 +262,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
     __doc__ = r"""Gradient boosting for two classes with the log loss and Newton leaf values.
 
     The raw score :math:`F` is the log-odds of ``classes_[1]``; the leaves hold
-    one Newton step (LogitBoost-style), see :func:`newton_leaf_value`.
+    one Newton step (LogitBoost-style), see :func:`~ensemble_ref.math.gradient_boosting.newton_leaf_value`.
     """ + _GB_PARAMS + """    loss : {"log_loss"}, default="log_loss"
 """ + _GB_ATTRIBUTES + """    classes_ : ndarray of shape (2,)
 

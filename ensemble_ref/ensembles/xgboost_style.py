@@ -18,9 +18,12 @@ independent quadratics, one per leaf :math:`j` with :math:`G_j = \sum_{i \in I_j
   + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\Big] - \gamma`,
   the decrease of the structure score when a leaf is split in two.
 
-:func:`leaf_weight`, :func:`structure_score`, :func:`split_gain` and
-:func:`quadratic_objective` are these formulas as pure functions;
-:class:`XGBRegressor` (squared error) and :class:`XGBClassifier` (logistic loss)
+:func:`~ensemble_ref.math.second_order.leaf_weight`,
+:func:`~ensemble_ref.math.second_order.structure_score`,
+:func:`~ensemble_ref.math.second_order.split_gain` and
+:func:`~ensemble_ref.math.second_order.quadratic_objective` are these formulas as pure functions;
+:class:`XGBRegressor` (squared error) and :class:`XGBClassifier` (logistic loss; softmax
+for K > 2 classes)
 grow trees with them.
 
 **Tree growth** is :func:`ensemble_ref.trees.second_order_tree.grow_tree`: level by
@@ -85,6 +88,8 @@ from ..core.validation import (
     check_sample_weight,
     check_X_y,
 )
+from ..math import sampling
+from ..math import softmax_objective as softmax
 from ..math.losses import Loss, get_loss, sigmoid
 from ..trees.engine import Codes
 from ..trees.second_order_tree import TreeParams, grow_tree
@@ -184,38 +189,57 @@ class _SecondOrderBooster(BaseEstimator):
         self.base_score_ = self._base_score(y, sw)
         self.base_margin_ = self._margin_of(self.base_score_)
         data = Codes(X, self.tree_method, max_bin)  # features coded (sorted, binned) once
-        n_rows = n if subsample == 1.0 else max(1, int(round(subsample * n)))
-        n_cols = max(1, int(colsample * d))
         loss = get_loss(self._loss_name)
-        F = np.full(n, self.base_margin_)  # current scores F_{m-1}(x_i)
+        F = self._start(n)  # current scores F_{m-1}(x_i), one column per class for K > 2
         self.trees_, losses = [], []
         for m in range(M):
             g, h = self._gradients(loss, y, F)  # eq-xgb-taylor: first and second derivatives
-            g, h = sw * g, sw * h
-            rows = (np.arange(n) if n_rows == n else np.sort(rng.choice(n, n_rows, replace=False)))
-            features = (np.arange(d) if n_cols == d
-                        else np.sort(rng.choice(d, n_cols, replace=False)))
-            tree = grow_tree(data, g, h, rows, features, tree_params)
-            tree.value = eta * tree.weight  # the shrunken tree eta f_m
-            F = F + tree.predict(X)  # F_m = F_{m-1} + eta f_m
-            self.trees_.append(tree)
-            losses.append(np.average(loss.unchecked("value")(y, F), weights=sw))
+            g, h = (sw * g, sw * h) if g.ndim == 1 else (sw[:, None] * g, sw[:, None] * h)
+            rows = sampling._subsample_rows(rng, n, subsample)  # eq-modern-subsample
+            step = []
+            for k in range(1 if g.ndim == 1 else g.shape[1]):  # one tree per class (K > 2)
+                features = sampling._subsample_columns(rng, d, colsample)
+                g_k, h_k = (g, h) if g.ndim == 1 else (g[:, k], h[:, k])
+                tree = grow_tree(data, g_k, h_k, rows, features, tree_params)
+                tree.value = eta * tree.weight  # the shrunken tree eta f_m
+                step.append(tree.predict(X))
+                self.trees_.append(tree)
+            F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + eta f_m
+            losses.append(np.average(self._loss_values(loss, y, F), weights=sw))
         self.train_loss_ = np.array(losses)
+
+    def _start(self, n: int) -> np.ndarray:
+        """The initial scores F_0 of ``n`` rows: (n,), or (n, K) for K > 2 classes."""
+        if np.ndim(self.base_margin_) == 0:
+            return np.full(n, self.base_margin_)
+        return np.tile(self.base_margin_, (n, 1))
+
+    @staticmethod
+    def _loss_values(loss: Loss, y: np.ndarray, F: np.ndarray) -> np.ndarray:
+        return loss.unchecked("value")(y, F)
 
     def _raw_scores(self, X: Any) -> Iterator[np.ndarray]:
         self._check_is_fitted("trees_")
         X = check_array(X, allow_nan=True, n_features=self.n_features_in_)
-        F = np.full(X.shape[0], self.base_margin_)
-        for tree in self.trees_:
-            F = F + tree.predict(X)
+        F, K = self._start(X.shape[0]), self._trees_per_round()
+        for m in range(0, len(self.trees_), K):
+            if K == 1:
+                F = F + self.trees_[m].predict(X)
+            else:
+                F = F + np.column_stack([t.predict(X) for t in self.trees_[m:m + K]])
             yield F
 
     def _margin(self, X: Any) -> np.ndarray:
         self._check_is_fitted("trees_")
         X = check_array(X, allow_nan=True, n_features=self.n_features_in_)
-        return self.base_margin_ + sum(tree.predict(X) for tree in self.trees_)
+        K = self._trees_per_round()
+        if K == 1:
+            return self.base_margin_ + sum(tree.predict(X) for tree in self.trees_)
+        per_class = [sum(t.predict(X) for t in self.trees_[k::K]) for k in range(K)]
+        return self.base_margin_ + np.column_stack(per_class)
 
-
+    def _trees_per_round(self) -> int:
+        return int(np.size(self.base_margin_))
 
 
 class XGBRegressor(RegressorMixin, _SecondOrderBooster):
@@ -227,7 +251,7 @@ class XGBRegressor(RegressorMixin, _SecondOrderBooster):
     sample weight): the leaf weight :math:`-G/(H + \lambda)` is a shrunken mean
     residual. See the module docstring for the algorithm and its relation to
     ``xgboost.XGBRegressor(objective="reg:squarederror")``.
-    """ + _SecondOrderBooster.__doc__
+    """.rstrip() + "\n\n" + _SecondOrderBooster.__doc__
 
     _loss_name = "squared_error"
 
@@ -274,27 +298,41 @@ class XGBRegressor(RegressorMixin, _SecondOrderBooster):
 
 
 class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
-    __doc__ = r"""Second-order boosting of regression trees for the logistic loss (two classes).
+    __doc__ = r"""Second-order boosting of regression trees for the logistic loss (two classes)
+    and the softmax objective (:math:`K > 2` classes).
 
-    Scores are log-odds :math:`F`; with :math:`p_i = \sigma(F(x_i))` the gradients
-    are :math:`g_i = p_i - y_i` and the hessians :math:`h_i = p_i (1 - p_i)` (floored
-    at ``1e-16``), :math:`y_i \in \{0, 1\}` coding ``classes_[1]`` as 1. See the
-    module docstring for the algorithm and its relation to
+    **Two classes.** Scores are log-odds :math:`F`; with :math:`p_i = \sigma(F(x_i))` the
+    gradients are :math:`g_i = p_i - y_i` and the hessians :math:`h_i = p_i (1 - p_i)`
+    (floored at ``1e-16``), :math:`y_i \in \{0, 1\}` coding ``classes_[1]`` as 1, as
     ``xgboost.XGBClassifier(objective="binary:logistic")``.
-    """ + _SecondOrderBooster.__doc__ + """    classes_ : ndarray of shape (2,)
+
+    **K > 2 classes.** One score per class, :math:`F_{ik}`, and
+    :math:`p_{ik} = e^{F_{ik}}/\sum_c e^{F_{ic}}`; every round grows one tree per class
+    with :math:`g_{ik} = p_{ik} - y_{ik}` and the hessians
+    :math:`h_{ik} = 2 p_{ik}(1 - p_{ik})` (floored at ``1e-16``), as
+    ``xgboost.XGBClassifier(objective="multi:softprob")``. The factor 2 is the library's:
+    the book's Hessian (equation ``eq-modern-softmax``) is :math:`p_{ik}(1 - p_{ik})`, the
+    second derivative of the cross-entropy; :attr:`softmax_hessian_factor` holds the factor.
+    ``base_score=None`` starts every row at :math:`F_{0k} = \log \pi_k - \frac1K\sum_c \log
+    \pi_c` with :math:`\pi_k` the (weighted) class frequencies (xgboost 3.x's intercept, whose
+    softmax is :math:`\pi`); a number is the initial score of every class, as in the library.
+    The trees are stored round by round (``trees_[m * K + k]`` is class ``k``'s tree of round
+    ``m``, the library's order); a round's row subsample is shared by its ``K`` trees.
+    """.rstrip() + "\n\n" + _SecondOrderBooster.__doc__ + """    classes_ : ndarray of shape (K,)
 """
 
     _loss_name = "log_loss"
+    softmax_hessian_factor = 2.0  # xgboost's multi:softprob; 1.0 is eq-modern-softmax
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "XGBClassifier":
-        """Fit ``n_estimators`` trees to ``(X, y)``; ``y`` must have exactly two classes.
+        """Fit ``n_estimators`` rounds to ``(X, y)``: one tree a round for two classes, K for K > 2.
 
         Parameters
         ----------
         X : array-like of shape (n_samples, n_features)
             May contain NaN (missing values).
         y : array-like of shape (n_samples,)
-            Labels of exactly two classes (any values).
+            Labels of at least two classes (any values).
         sample_weight : array-like of shape (n_samples,), optional
             Multiplies each sample's gradient and hessian.
 
@@ -303,41 +341,66 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
         self
         """
         X, y = check_X_y(X, y, allow_nan=True)
-        self.classes_, y01 = check_labels(y, n_classes=2)
-        self._fit(X, y01.astype(np.float64), sample_weight)
+        self.classes_, y_enc = check_labels(y, min_classes=2)
+        self._fit(X, y_enc.astype(np.float64) if self.classes_.size == 2 else y_enc,
+                  sample_weight)
         return self
 
-    def _base_score(self, y: np.ndarray, sw: np.ndarray) -> float:
+    def _base_score(self, y: np.ndarray, sw: np.ndarray) -> Any:
+        K = self.classes_.size
         if self.base_score is None:
-            return float(np.average(y, weights=sw))  # fraction of class 1: the best constant
-        return check_float(self.base_score, "base_score", low=0.0, high=1.0, low_open=True,
-                           high_open=True)
+            if K == 2:
+                return float(np.average(y, weights=sw))  # fraction of class 1: the best constant
+            log_prior = np.log(np.maximum(np.bincount(y, weights=sw, minlength=K) / sw.sum(),
+                                          1e-300))
+            return log_prior - log_prior.mean()  # centred log-frequencies: softmax = frequencies
+        if K == 2:
+            return check_float(self.base_score, "base_score", low=0.0, high=1.0, low_open=True,
+                               high_open=True)
+        return np.full(K, check_float(self.base_score, "base_score"))  # a score per class
 
     @staticmethod
-    def _margin_of(score: float) -> float:
+    def _margin_of(score: Any) -> Any:
+        if np.ndim(score) == 1:
+            return score  # K > 2: the base scores are the initial scores
         return float(np.log(score) - np.log1p(-score))  # logit of the base probability
 
+    def _gradients(self, loss: Loss, y: np.ndarray, F: np.ndarray
+                   ) -> tuple[np.ndarray, np.ndarray]:
+        if F.ndim == 1:  # g_i, h_i of the log loss; xgboost floors the hessian at 1e-16
+            return (loss.unchecked("gradient")(y, F),
+                    np.maximum(loss.unchecked("hessian")(y, F), 1e-16))
+        p = softmax._softmax(F)  # eq-modern-softmax: g = p - y, h = factor p (1 - p)
+        g = softmax._gradient(p, np.eye(F.shape[1])[y])
+        return g, np.maximum(softmax._hessian(p, self.softmax_hessian_factor), 1e-16)
+
     @staticmethod
-    def _gradients(loss: Loss, y: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        # g_i, h_i of the log loss; xgboost floors the hessian at 1e-16
-        return loss.unchecked("gradient")(y, F), np.maximum(loss.unchecked("hessian")(y, F), 1e-16)
+    def _loss_values(loss: Loss, y: np.ndarray, F: np.ndarray) -> np.ndarray:
+        return loss.unchecked("value")(y, F) if F.ndim == 1 else softmax._loss(F, y)
 
     def decision_function(self, X: Any) -> np.ndarray:
-        """The raw score (log-odds of ``classes_[1]``) of each row."""
+        """The raw scores: log-odds of ``classes_[1]`` (n_samples,), or (n_samples, K) for K > 2."""
         return self._margin(X)
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Probabilities of ``classes_[0]`` and ``classes_[1]``, shape (n_samples, 2)."""
-        p = sigmoid(self._margin(X))
-        return np.column_stack([1.0 - p, p])
+        """Class probabilities, shape (n_samples, K): sigmoid (two classes) or softmax."""
+        return self._proba(self._margin(X))
 
     def predict(self, X: Any) -> np.ndarray:
-        """``classes_[1]`` where the score is positive, else ``classes_[0]``."""
+        """The most probable class (``classes_[1]`` where the log-odds are positive, K = 2)."""
         F = self._margin(X)  # checks that the model is fitted before classes_ is read
+        if F.ndim == 2:
+            return self.classes_[np.argmax(F, axis=1)]
         return self.classes_[(F > 0).astype(np.intp)]
 
     def staged_predict_proba(self, X: Any) -> Iterator[np.ndarray]:
         """Yield the class probabilities after each round."""
         for F in self._raw_scores(X):
-            p = sigmoid(F)
-            yield np.column_stack([1.0 - p, p])
+            yield self._proba(F)
+
+    @staticmethod
+    def _proba(F: np.ndarray) -> np.ndarray:
+        if F.ndim == 2:
+            return softmax._softmax(F)
+        p = sigmoid(F)
+        return np.column_stack([1.0 - p, p])

@@ -3,7 +3,7 @@ r"""Self-checks for the coding exercises of the chapter *Gradient boosting in pr
 Each check calls your function on fresh random cases drawn from a seeded
 generator (change ``random_state`` for new ones) and on a few edge cases, and
 compares every answer with the formula of the chapter as implemented in
-:mod:`ensemble_ref.math`. When all cases agree it prints one line starting with
+``ensemble_ref.math``. When all cases agree it prints one line starting with
 ``✔``; at the first disagreement it raises an ``AssertionError`` that names the
 formula (by its equation in the chapter), shows the case, the expected answer
 and yours, and, when your answer matches a usual mistake, says which::

@@ -103,8 +103,8 @@ def check_impurity_decrease(student_fn: Callable[[np.ndarray, np.ndarray], float
 
     Notes
     -----
-    Reference: :func:`ensemble_ref.tree.gini_impurity` or
-    :func:`ensemble_ref.tree.entropy_impurity`. A failure names the case and,
+    Reference: :func:`~ensemble_ref.math.impurity.gini_impurity` or
+    :func:`~ensemble_ref.math.impurity.entropy_impurity`. A failure names the case and,
     when your value matches a usual mistake (children not weighted, the
     parent's impurity left out, the entropy in nats, the misclassification
     rate), says which.

@@ -4,7 +4,7 @@ One round of AdaBoost with weights :math:`D_t` summing to 1 and a weak learner
 :math:`h_t` computes
 
 * the weighted error :math:`\epsilon_t = \sum_i D_t(i) [h_t(x_i) \ne y_i]`
-  (equation ``eq-adaboost-eps``, :func:`_weighted_error`);
+  (equation ``eq-adaboost-eps``, ``_weighted_error``);
 * the vote :math:`\alpha_t = \tfrac{\nu}{2}\big[\ln\frac{1 - \epsilon_t}{\epsilon_t} + \ln(K - 1)\big]`
   (equation ``eq-adaboost-alpha``, :func:`adaboost_alpha`);
 * the new weights :math:`D_{t+1}(i) = D_t(i) e^{-\alpha_t y_i h_t(x_i)} / Z_t` with the

@@ -17,7 +17,7 @@ compare the estimators with an independent computation:
   :math:`\rho` minimising :math:`\sum_i L(y_i, F_i + \rho\, h_i)` (equation
   ``eq-gb-line-search``), numerically for any loss and in closed form for the
   squared error;
-* :class:`LinearBoostingRegressor` boosts linear least-squares learners, whose
+* :class:`~ensemble_ref.ensembles.linear_boosting.LinearBoostingRegressor` boosts linear least-squares learners, whose
   sum stays a linear function (chapter *Gradient boosting*).
 """
 

@@ -5,8 +5,8 @@ that maximise the impurity decrease (equation ``eq-tree-impurity-decrease``)
 
 .. math:: \Delta = \frac{W_t}{W}\Big(i(t) - \frac{W_L}{W_t}\, i(L) - \frac{W_R}{W_t}\, i(R)\Big).
 
-Within a node only ``-(W_L i(L) + W_R i(R))`` varies (:func:`_weighted_children`); for
-the squared error it reduces to ``S_L^2 / W_L + S_R^2 / W_R`` (:func:`_sse_proxy`,
+Within a node only ``-(W_L i(L) + W_R i(R))`` varies (``_weighted_children``); for
+the squared error it reduces to ``S_L^2 / W_L + S_R^2 / W_R`` (``_sse_proxy``,
 equation ``eq-tree-sse-proxy``). The impurities are evaluated with the same
 floating-point formulas as scikit-learn, so that both rank candidate splits identically.
 """

@@ -231,3 +231,65 @@ def unbundle_histogram(hist_bundle: Any, total: float, position: int, n_bins: Se
         raise ValueError("hist_bundle has fewer bins than the bundle's features need.")
     nonzero = hb[offsets[position] + 1: offsets[position] + nb]
     return np.concatenate([[float(total) - nonzero.sum()], nonzero])
+
+
+# --- row and column subsampling of the second-order booster -------------------------------
+
+
+def _subsample_count(n, rate):
+    """Rows (or features) a tree sees: ``round(rate n)`` rows, at least one (``eq-modern-subsample``)."""
+    return n if rate == 1.0 else max(1, int(round(rate * n)))  # eq-modern-subsample
+
+
+def _column_count(d, rate):
+    """Features a tree (or node) may split on: ``max(1, floor(rate d))``, xgboost's count."""
+    return max(1, int(rate * d))
+
+
+def _subsample_rows(rng, n, rate):
+    """The sorted rows of one tree: a simple random sample of ``_subsample_count(n, rate)``
+    of the ``n`` rows without replacement; all rows, and no draw, when that is ``n``."""
+    k = _subsample_count(n, rate)
+    return np.arange(n) if k == n else np.sort(rng.choice(n, k, replace=False))
+
+
+def _subsample_columns(rng, d, rate):
+    """The sorted features of one tree: ``_column_count(d, rate)`` of the ``d`` drawn without
+    replacement; all of them, and no draw, when that is ``d``."""
+    k = _column_count(d, rate)
+    return np.arange(d) if k == d else np.sort(rng.choice(d, k, replace=False))
+
+
+def subsample_rows(n: int, rate: float, random_state: Any = None) -> np.ndarray:
+    r"""The rows one tree of the booster sees: ``round(rate * n)`` of ``range(n)``, sorted.
+
+    Parameters
+    ----------
+    n : int >= 1
+        Number of rows.
+    rate : float in (0, 1]
+        ``subsample``: the fraction of the rows each tree uses (equation
+        ``eq-modern-subsample``), drawn uniformly without replacement.
+    random_state : int, numpy.random.Generator or None
+
+    Returns
+    -------
+    ndarray of int
+        The indices of the sampled rows, increasing; ``arange(n)`` when ``rate = 1``.
+    """
+    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or n < 1:
+        raise ValueError(f"n must be an int >= 1, got {n!r}.")
+    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 < float(rate) <= 1:
+        raise ValueError(f"rate must be a real number in (0, 1], got {rate!r}.")
+    if isinstance(random_state, np.random.Generator):
+        rng = random_state
+    elif random_state is None or (isinstance(random_state, (numbers.Integral, np.integer))
+                                  and not isinstance(random_state, bool)):
+        rng = np.random.default_rng(random_state)
+    else:
+        raise TypeError("random_state must be None, an int or a numpy.random.Generator, got "
+                        f"{type(random_state).__name__}.")
+    return _subsample_rows(rng, int(n), float(rate))
+
+
+__all__ += ["subsample_rows"]

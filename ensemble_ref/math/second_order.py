@@ -12,8 +12,8 @@ sum of independent quadratics, one per leaf with sums :math:`G_j, H_j`:
 * split gain (``eq-xgb-gain``): :math:`\tfrac12\big[\frac{G_L^2}{H_L + \lambda}
   + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\big] - \gamma`.
 
-Each formula is written once, in a private vectorised function (:func:`_score`,
-:func:`_leaf_weight`, :func:`_bracket`, :func:`_gain`) that the booster of
+Each formula is written once, in a private vectorised function (``_score``,
+``_leaf_weight``, ``_bracket``, ``_gain``) that the booster of
 :mod:`ensemble_ref.ensembles.xgboost_style` and its trees call in their inner loops;
 the public functions validate their arguments and call the same private ones.
 """

@@ -30,6 +30,29 @@ from scipy.special import logsumexp
 __all__ = ["softmax", "softmax_loss", "softmax_gradient", "softmax_hessian", "leaf_values"]
 
 
+# --- the formulas, unvalidated (the booster's inner loop) ------------------------------------
+
+
+def _softmax(F):
+    """Row-wise probabilities of the scores ``F`` (n, K), stable for large scores."""
+    return np.exp(F - logsumexp(F, axis=1, keepdims=True))
+
+
+def _loss(F, y):
+    """Cross-entropy ``-log p_{i y_i}`` of each row, from the scores (n, K) and labels (n,)."""
+    return logsumexp(F, axis=1) - F[np.arange(F.shape[0]), y]
+
+
+def _gradient(p, Y):
+    """g_ik = p_ik - y_ik from the probabilities and the one-hot labels (eq-modern-softmax)."""
+    return p - Y  # eq-modern-softmax
+
+
+def _hessian(p, factor):
+    """h_ik = factor p_ik (1 - p_ik): factor 1 is eq-modern-softmax, 2 is xgboost's."""
+    return float(factor) * p * (1.0 - p)  # eq-modern-softmax
+
+
 def _scores(F: Any) -> np.ndarray:
     if F is None:
         raise TypeError("F must be a 2-D array of real scores, got None.")
@@ -61,22 +84,20 @@ def _labels(y: Any, n: int, K: int) -> np.ndarray:
 
 def softmax(F: Any) -> np.ndarray:
     r"""Row-wise :math:`p_{ik} = e^{F_{ik}} / \sum_c e^{F_{ic}}`, shape (n, K)."""
-    F = _scores(F)
-    return np.exp(F - logsumexp(F, axis=1, keepdims=True))
+    return _softmax(_scores(F))
 
 
 def softmax_loss(F: Any, y: Any) -> np.ndarray:
     r"""Cross-entropy of each row, :math:`-\log p_{i y_i}`, shape (n,)."""
     F = _scores(F)
-    y = _labels(y, *F.shape)
-    return logsumexp(F, axis=1) - F[np.arange(F.shape[0]), y]
+    return _loss(F, _labels(y, *F.shape))
 
 
 def softmax_gradient(F: Any, y: Any) -> np.ndarray:
     r""":math:`g_{ik} = p_{ik} - y_{ik}` (``eq-modern-softmax``), shape (n, K)."""
     F = _scores(F)
     y = _labels(y, *F.shape)
-    return softmax(F) - np.eye(F.shape[1])[y]
+    return _gradient(_softmax(F), np.eye(F.shape[1])[y])
 
 
 def softmax_hessian(F: Any, y: Any, factor: float = 1.0) -> np.ndarray:
@@ -92,8 +113,7 @@ def softmax_hessian(F: Any, y: Any, factor: float = 1.0) -> np.ndarray:
         raise TypeError(f"factor must be a real number, got {type(factor).__name__}.")
     if not (np.isfinite(factor) and factor > 0):
         raise ValueError(f"factor must be finite and > 0, got {factor}.")
-    p = softmax(F)
-    return float(factor) * p * (1.0 - p)
+    return _hessian(_softmax(F), float(factor))
 
 
 def leaf_values(gradient: Any, hessian: Any, leaf: Any, reg_lambda: float = 0.0

@@ -282,7 +282,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     predictions on new points whenever ``min_samples_leaf >= 10``.
 
     Like scikit-learn's, the impurity is evaluated as ``Q/W - (S/W)^2``
-    (:func:`squared_error_impurity`), which loses precision when the targets
+    (:func:`~ensemble_ref.math.impurity.squared_error_impurity`), which loses precision when the targets
     have a large common offset (``|mean(y)|`` many orders of magnitude above
     their spread); unlike scikit-learn, the tree therefore grows on ``y``
     centred on its mid-range, so that a shift of ``y`` shifts the

@@ -11,7 +11,7 @@ This module is also the **only place for the details that make the trees agree
 with the libraries** bit for bit:
 
 * scikit-learn stores features in float32 (:func:`to_float32`), treats values
-  closer than ``1e-7`` as equal (:data:`FEATURE_THRESHOLD`) and splits at the
+  closer than ``1e-7`` as equal (``FEATURE_THRESHOLD``) and splits at the
   midpoint of two float32 values computed in float64 (:func:`midpoint32`);
 * xgboost codes every feature as ranks (``exact``) or quantile bins (``hist``),
   with missing values last, thresholds at midpoints compared as ``x < s``, and
@@ -19,7 +19,7 @@ with the libraries** bit for bit:
   (:class:`Codes`).
 
 The formulas of the splits themselves (impurities, gains) are in
-:mod:`ensemble_ref.math`; the growers are :mod:`ensemble_ref.trees.cart_growth`
+``ensemble_ref.math``; the growers are :mod:`ensemble_ref.trees.cart_growth`
 and :mod:`ensemble_ref.trees.second_order_tree`.
 """
 
@@ -38,7 +38,7 @@ MIN_BRACKET = 1e-6  # xgboost's kRtEps: a split needs a bracket above it
 
 
 def to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
-    """``X`` in single precision, as scikit-learn's trees store it; rejects |x| > 3.4e38."""
+    """``X`` in single precision, as scikit-learn's trees store it; rejects ``|x| > 3.4e38``."""
     if X.size and np.nanmax(np.abs(X)) > np.finfo(np.float32).max:
         raise ValueError(f"{name} contains values too large for float32 (|x| > 3.4e38).")
     return X.astype(np.float32)

@@ -33,6 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..math import impurity as formulas
+
 __all__ = ["Node", "gini", "entropy", "misclassification", "squared_error", "node_impurity",
            "best_split", "grow_tree", "predict", "leaves", "n_leaves", "pruning_path", "prune",
            "exhaustive_splits", "impurity_decrease", "bootstrap_nearest_weights",
@@ -43,17 +45,16 @@ EPSILON = np.finfo(float).eps  # a node whose impurity is at most this is pure
 
 # --- impurities ----------------------------------------------------------------------------
 def gini(counts) -> float:
-    """Gini impurity 1 - sum_k p_k^2 of a node with class counts ``counts`` (eq-tree-gini)."""
-    c = np.asarray(counts, dtype=float)
-    W = c.sum()
-    return 1.0 - np.sum(c * c) / (W * W)
+    """Gini impurity 1 - sum_k p_k^2 of a node with class counts ``counts`` (eq-tree-gini).
+
+    The formula is the package's one implementation, which the fast trees use too.
+    """
+    return float(formulas.gini_impurity(np.asarray(counts, dtype=float)))
 
 
 def entropy(counts) -> float:
     """Entropy -sum_k p_k log2 p_k, in bits, of a node with class counts ``counts`` (eq-tree-entropy)."""
-    c = np.asarray(counts, dtype=float)
-    p = c[c > 0] / c.sum()
-    return -np.sum(p * (np.log(p) / np.log(2.0)))
+    return float(formulas.entropy_impurity(np.asarray(counts, dtype=float)))
 
 
 def misclassification(counts) -> float:
@@ -222,7 +223,7 @@ def pruning_path(tree: Node) -> PruningPath:
 
 
 def prune(tree: Node, alpha: float) -> Node:
-    """The smallest subtree minimising R(T) + alpha |T|: collapse weakest links while g <= alpha."""
+    """The smallest subtree minimising ``R(T) + alpha |T|``: collapse weakest links while g <= alpha."""
     tree = copy.deepcopy(tree)
     while not tree.is_leaf and min(_link_alpha(t, tree.n) for t in _inner_nodes(tree)) <= alpha:
         _collapse_weakest(tree, tree.n)
@@ -230,7 +231,7 @@ def prune(tree: Node, alpha: float) -> Node:
 
 
 def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float:
-    """min over all pruned subtrees T of R(T) + alpha |T|, by brute force over subtrees.
+    """min over all pruned subtrees T of ``R(T) + alpha |T|``, by brute force over subtrees.
 
     A subtree of ``node`` either stops at ``node`` (cost R(t) + alpha) or keeps
     its split and prunes both children as well as they can be pruned.
@@ -244,7 +245,7 @@ def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float
 
 
 def cost_complexity(tree: Node, alpha: float) -> float:
-    """R_alpha(T) = R(T) + alpha |T| of the tree as it stands (eq-tree-cost-complexity)."""
+    """``R_alpha(T) = R(T) + alpha |T|`` of the tree as it stands (eq-tree-cost-complexity)."""
     return sum(_cost(leaf, tree.n) for leaf in leaves(tree)) + alpha * n_leaves(tree)
 
 

@@ -1,0 +1,193 @@
+"""Feature importances of a fitted model: impurity decrease (MDI) and permutation.
+
+*Mean decrease in impurity* (MDI, Breiman's "Gini importance") credits each
+split node ``t`` of a tree with the weighted impurity decrease it achieves,
+
+    w_t i(t) - w_l i(l) - w_r i(r),
+
+where ``l`` and ``r`` are the node's children, ``i`` is the node impurity and
+``w`` the weighted number of training samples reaching a node; a feature's
+importance is the sum over the nodes that split on it, divided by the root's
+weight ``w_0`` (and, by default, normalised to sum to 1). A forest's MDI is the
+mean of its trees' normalised importances. Everything is read from the public
+``tree_`` arrays (``children_left``, ``children_right``, ``feature``,
+``impurity``, ``weighted_n_node_samples``), which ``ensemble_ref`` trees share
+with scikit-learn's, so the same function applies to both.
+
+*Permutation importance* is the drop of a score on held-out data when one
+feature's column is permuted, which breaks its link with the target and leaves
+its distribution intact. It needs only ``predict`` (or ``score``).
+
+MDI is computed on the training data, so it also credits splits that fit
+noise; a feature with many distinct values offers many thresholds and collects
+such splits. Permutation importance on held-out data does not reward them
+(Strobl et al., 2007).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+__all__ = ["tree_mdi", "forest_mdi", "permutation_importance"]
+
+
+def _tree_arrays(tree: Any) -> Any:
+    """The ``tree_`` structure of a fitted tree estimator, or the structure itself."""
+    structure = getattr(tree, "tree_", tree)
+    needed = ("children_left", "children_right", "feature", "impurity", "weighted_n_node_samples")
+    missing = [name for name in needed if not hasattr(structure, name)]
+    if missing:
+        raise TypeError(f"tree must be a fitted tree (with tree_) or a tree_ structure; "
+                        f"{type(tree).__name__} has no {', '.join(missing)}.")
+    return structure
+
+
+def tree_mdi(tree: Any, n_features: int | None = None, normalize: bool = True) -> np.ndarray:
+    """Mean decrease in impurity of each feature in one fitted tree.
+
+    Parameters
+    ----------
+    tree : fitted tree estimator or its ``tree_`` structure
+        Anything with the arrays ``children_left``, ``children_right`` (``-1``
+        at a leaf), ``feature``, ``impurity`` and ``weighted_n_node_samples``
+        (an ``ensemble_ref`` or scikit-learn tree).
+    n_features : int, optional
+        Number of features ``d``; by default ``tree_.n_features``.
+    normalize : bool, default=True
+        Divide by the sum so that the importances add up to 1 (left at 0 for
+        a tree with no split).
+
+    Returns
+    -------
+    ndarray of shape (n_features,)
+        ``sum_{t splits on j} (w_t i(t) - w_l i(l) - w_r i(r)) / w_0``,
+        normalised if asked.
+    """
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {normalize!r}.")
+    s = _tree_arrays(tree)
+    left = np.asarray(s.children_left)
+    right = np.asarray(s.children_right)
+    feature = np.asarray(s.feature)
+    impurity = np.asarray(s.impurity, dtype=float)
+    w = np.asarray(s.weighted_n_node_samples, dtype=float)
+    if n_features is None:
+        n_features = getattr(s, "n_features", None)
+        if n_features is None:
+            raise ValueError("n_features must be given when tree_ has no n_features.")
+    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
+        raise TypeError(f"n_features must be an int, got {type(n_features).__name__}.")
+    if n_features < 1:
+        raise ValueError(f"n_features must be >= 1, got {n_features}.")
+    split = np.flatnonzero(left >= 0)
+    if split.size and feature[split].max() >= n_features:
+        raise ValueError(f"n_features={n_features} is smaller than a feature used by the tree "
+                         f"({int(feature[split].max())}).")
+    l, r = left[split], right[split]
+    decrease = w[split] * impurity[split] - w[l] * impurity[l] - w[r] * impurity[r]
+    importance = np.bincount(feature[split], weights=decrease, minlength=n_features) / w[0]
+    if normalize:
+        total = importance.sum()
+        if total > 0:
+            importance = importance / total
+    return importance
+
+
+def forest_mdi(forest: Any, n_features: int | None = None) -> np.ndarray:
+    """MDI of a fitted forest: the mean of its trees' normalised MDIs, normalised.
+
+    Trees without a split (a single leaf) are left out, as scikit-learn does.
+
+    Parameters
+    ----------
+    forest : fitted ensemble with ``estimators_`` (trees), or a list of trees
+    n_features : int, optional
+        Number of features; by default ``forest.n_features_in_`` or the trees'.
+    """
+    trees = getattr(forest, "estimators_", forest)
+    if not isinstance(trees, (list, tuple)) or not trees:
+        raise TypeError(f"forest must be a fitted forest with estimators_ or a non-empty list "
+                        f"of trees, got {type(forest).__name__}.")
+    if n_features is None:
+        n_features = getattr(forest, "n_features_in_", None)
+    per_tree = [tree_mdi(t, n_features) for t in trees
+                if np.asarray(_tree_arrays(t).children_left).size > 1]
+    if not per_tree:
+        d = n_features if n_features is not None else _tree_arrays(trees[0]).n_features
+        return np.zeros(d)
+    mean = np.mean(per_tree, axis=0)
+    return mean / mean.sum()
+
+
+def permutation_importance(estimator: Any, X: Any, y: Any, *, n_repeats: int = 5,
+                           random_state: Any = None, permutations: Any = None,
+                           score: Callable[[Any, Any, Any], float] | None = None) -> np.ndarray:
+    """Drop of a score when each feature's column is permuted.
+
+    Parameters
+    ----------
+    estimator : fitted estimator
+        With ``score(X, y)``, or any object ``score`` accepts.
+    X : array-like of shape (n, d)
+        Held-out data.
+    y : array-like of shape (n,)
+    n_repeats : int, default=5
+        Number of permutations per feature (ignored if ``permutations`` is given).
+    random_state : None, int or numpy.random.Generator
+        Seed of the permutations: each feature gets its own ``n_repeats``
+        permutations, drawn with ``Generator.permutation``.
+    permutations : array-like of shape (n_repeats, n), optional
+        Explicit permutations of ``0..n-1``, the same for every feature (to
+        reproduce another library's draws).
+    score : callable ``score(estimator, X, y) -> float``, optional
+        Defaults to ``estimator.score(X, y)`` (accuracy for a classifier).
+
+    Returns
+    -------
+    ndarray of shape (d, n_repeats)
+        ``score(X) - score(X with column j permuted)`` for each feature and
+        permutation; average over axis 1 for the importance.
+    """
+    X = np.asarray(X)
+    y = np.asarray(y)
+    if X.ndim != 2 or X.shape[0] < 2:
+        raise ValueError(f"X must have shape (n >= 2, d), got {X.shape}.")
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}.")
+    if score is None:
+        if not hasattr(estimator, "score"):
+            raise TypeError(f"estimator must have a score method (or pass score), "
+                            f"got {type(estimator).__name__}.")
+        score = lambda est, A, b: est.score(A, b)  # noqa: E731
+    elif not callable(score):
+        raise TypeError(f"score must be callable, got {type(score).__name__}.")
+    n, d = X.shape
+    if permutations is not None:
+        perms = np.asarray(permutations)
+        if perms.ndim != 2 or perms.shape[1] != n or perms.dtype.kind not in "iu":
+            raise ValueError(f"permutations must be an integer array of shape (n_repeats, {n}), "
+                             f"got shape {perms.shape}.")
+        if not np.all(np.sort(perms, axis=1) == np.arange(n)):
+            raise ValueError("permutations must hold permutations of 0..n-1 in every row.")
+        draws = [perms] * d
+    else:
+        if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)):
+            raise TypeError(f"n_repeats must be an int, got {type(n_repeats).__name__}.")
+        if n_repeats < 1:
+            raise ValueError(f"n_repeats must be >= 1, got {n_repeats}.")
+        if random_state is not None and not isinstance(
+                random_state, (int, np.integer, np.random.Generator)) or isinstance(random_state, bool):
+            raise TypeError(f"random_state must be None, an int or a numpy Generator, "
+                            f"got {type(random_state).__name__}.")
+        rng = np.random.default_rng(random_state)
+        draws = [np.array([rng.permutation(n) for _ in range(n_repeats)]) for _ in range(d)]
+    baseline = float(score(estimator, X, y))
+    drops = np.empty((d, len(draws[0])))
+    for j in range(d):
+        X_perm = X.copy()
+        for r, perm in enumerate(draws[j]):
+            X_perm[:, j] = X[perm, j]
+            drops[j, r] = baseline - float(score(estimator, X_perm, y))
+    return drops
