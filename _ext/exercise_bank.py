@@ -3,9 +3,14 @@
 **Exercise bank.** The ``exercise-bank`` directive is replaced, once every chapter
 has been read, by a table of all the book's ``sphinx-exercise`` exercises in
 reading order: chapter, number and label (linked to the exercise), title, kind
-(the exercise's ``:class:``: derivation, coding or experiment), difficulty (the
-mark that ends the title: ★, ★★ or ★★★) and a one-line summary (the first
-sentence of the statement). Nothing is typed by hand, so the table cannot go out
+(the exercise's ``:class:``: derivation, proof, coding or experiment), difficulty
+(the mark that ends the title: ★, ★★ or ★★★), whether the student can check the
+work (the statement calls a self-check of ``ensemble_ref``, ``check_...(``, or the
+answer check ``check_answer(``), whether it has per-student variants (a self-check,
+which takes the variant's seed as ``random_state``, or an answer check registered
+with variant parameters in ``ensemble_ref.harness.answers``), a time estimate
+(from the kind and the difficulty, :data:`MINUTES`) and a one-line summary (the
+first sentence of the statement). Nothing is typed by hand, so the table cannot go out
 of date. The conventions of ``CONTRIBUTING.md`` are checked on every build; a
 violation is a warning, which fails the strict build:
 
@@ -14,7 +19,11 @@ violation is a warning, which fails the strict build:
 * every exercise has a plain ``solution`` (the gated ``solution-start`` /
   ``solution-end`` form is refused: sphinx-exercise's ``hide_solutions`` cannot
   remove it);
-* every numbered chapter has at least ``exercise_bank_min_per_chapter`` exercises.
+* every numbered chapter has at least ``exercise_bank_min_per_chapter`` exercises,
+  and at least ``exercise_bank_min_selfchecked`` coding exercises with a self-check;
+* every ``check_answer("label", ...)`` in a statement names its own exercise and a
+  question registered in ``ensemble_ref.harness.answers``, and every registered
+  question belongs to an exercise of the book.
 
 **Student edition.** With sphinx-exercise's ``hide_solutions = True`` (as set by
 ``tools/build_student.py``) the solutions are never parsed, so they are absent
@@ -49,7 +58,14 @@ from sphinx.util.docutils import SphinxDirective
 
 logger = logging.getLogger(__name__)
 
-KINDS = ("derivation", "coding", "experiment")
+KINDS = ("derivation", "proof", "coding", "experiment")
+# Time estimate in minutes, by kind and difficulty (stated on the instructors page).
+MINUTES = {"derivation": {"★": 10, "★★": 20, "★★★": 40},
+           "proof": {"★": 15, "★★": 30, "★★★": 45},
+           "coding": {"★": 15, "★★": 30, "★★★": 60},
+           "experiment": {"★": 20, "★★": 40, "★★★": 60}}
+SELFCHECK_RE = re.compile(r"\bcheck_(?!answer\b)[a-z_]+\(")
+ANSWER_RE = re.compile(r"\bcheck_answer\(\s*[\"']([^\"']+)[\"']")
 DIFFICULTY_RE = re.compile(r"\s*\((★{1,3})\)\s*$")
 GATED_RE = re.compile(r"^[ \t]*(?::{3,}|`{3,})\{(?:solution|exercise)-(?:start|end)\}", re.M)
 # A full stop, question or exclamation mark that ends a sentence (not "e.g." or "i.e.").
@@ -185,6 +201,20 @@ def _ancestors(node: nodes.Node):
         yield node
 
 
+def _statement_text(node) -> str:
+    """The exercise's text, code blocks included (its title excluded)."""
+    return "\n".join(child.astext() for child in node.children[1:]) if node.children else ""
+
+
+def _questions() -> dict:
+    """The registered answer checks (``ensemble_ref.harness.answers.QUESTIONS``)."""
+    try:
+        from ensemble_ref.harness.answers import QUESTIONS
+    except ImportError:  # pragma: no cover - the book always has ensemble_ref
+        return {}
+    return QUESTIONS
+
+
 def collect(app: Sphinx) -> list[dict]:
     """Every exercise of the book, in reading order, with what the table shows."""
     env = app.env
@@ -199,7 +229,15 @@ def collect(app: Sphinx) -> list[dict]:
         node, docname = entry["node"], entry["docname"]
         title, difficulty = _title_and_difficulty(node)
         kinds = [c for c in node.get("classes", []) if c in KINDS]
+        text = _statement_text(node)
+        answers = ANSWER_RE.findall(text)
+        questions = _questions()
+        question = questions.get(label)
         exercises.append({
+            "selfcheck": bool(SELFCHECK_RE.search(text)), "answers": answers,
+            "variants": bool(SELFCHECK_RE.search(text))
+            or bool(question is not None and question.draw is not None and label in answers),
+            "minutes": MINUTES.get(kinds[0] if len(kinds) == 1 else "", {}).get(difficulty),
             "label": label, "docname": docname, "node": node,
             "number": _number(env, docname, label), "title": title,
             "difficulty": difficulty, "kinds": kinds,
@@ -239,15 +277,34 @@ def check_consistency(app: Sphinx, env) -> None:
         if not hide and not e["solved"]:
             logger.warning("exercise bank: exercise %s has no solution directive", name,
                            location=where)
+        for asked in e["answers"]:
+            if asked != name or asked not in _questions():
+                logger.warning("exercise bank: exercise %s calls check_answer(%r, ...), which is "
+                               "not a question registered for this exercise in "
+                               "ensemble_ref.harness.answers", name, asked, location=where)
     minimum = app.config.exercise_bank_min_per_chapter
-    counts = {}
+    min_checked = app.config.exercise_bank_min_selfchecked
+    counts, checked = {}, {}
     for e in exercises:
         counts[e["docname"]] = counts.get(e["docname"], 0) + 1
+        if e["selfcheck"] and e["kinds"] == ["coding"]:
+            checked[e["docname"]] = checked.get(e["docname"], 0) + 1
     for docname in _doc_order(env):
-        if env.toc_secnumbers.get(docname, {}).get("") and counts.get(docname, 0) < minimum:
+        if not env.toc_secnumbers.get(docname, {}).get(""):
+            continue
+        if counts.get(docname, 0) < minimum:
             logger.warning("exercise bank: chapter %s has %d exercises; at least %d are "
                            "required", docname, counts.get(docname, 0), minimum,
                            location=docname)
+        if counts.get(docname, 0) and checked.get(docname, 0) < min_checked:
+            logger.warning("exercise bank: chapter %s has %d self-checked coding exercises; at "
+                           "least %d are required", docname, checked.get(docname, 0),
+                           min_checked, location=docname)
+    labels = {e["label"] for e in exercises}
+    for label in sorted(set(_questions()) - labels):
+        if exercises:  # a synthetic book without the chapters checks nothing here
+            logger.warning("exercise bank: the answer check %r of ensemble_ref.harness.answers "
+                           "belongs to no exercise", label)
 
 
 def env_get_outdated(app, env, added, changed, removed):
@@ -287,7 +344,9 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
     summary_text = (
         f"{len(exercises)} exercises in {len(chapters)} chapters: "
         + ", ".join(f"{n} {k}" for k, n in per_kind.items())
-        + "; difficulty " + ", ".join(f"{s} {n}" for s, n in per_level.items()) + ".")
+        + "; difficulty " + ", ".join(f"{s} {n}" for s, n in per_level.items()) + "; "
+        + f"{sum(e['selfcheck'] or bool(e['answers']) for e in exercises)} with a self-check, "
+        + f"{sum(e['variants'] for e in exercises)} with variants.")
     if not app.config.hide_solutions:
         summary_text += f" {sum(e['solved'] for e in exercises)} have a worked solution."
 
@@ -310,12 +369,14 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
 
 
 def _table(app: Sphinx, docname: str, uri: str, rows: list[dict], cache: dict) -> nodes.table:
-    """One chapter's exercises: number (linked), title and label, kind, difficulty, summary."""
+    """One chapter's exercises: number (linked), title and label, kind, difficulty,
+    self-check, variants, time and summary."""
     table = nodes.table(classes=["exercise-bank", "colwidths-given"])
-    headers = ["Exercise", "Title", "Kind", "Difficulty", "Summary"]
+    headers = ["Exercise", "Title", "Kind", "Difficulty", "Self-check", "Variants", "Time",
+               "Summary"]
     group = nodes.tgroup(cols=len(headers))
     table += group
-    for width in (9, 26, 12, 10, 43):
+    for width in (8, 22, 10, 8, 8, 8, 7, 29):
         group += nodes.colspec(colwidth=width)
     head = nodes.thead()
     row = nodes.row()
@@ -335,6 +396,10 @@ def _table(app: Sphinx, docname: str, uri: str, rows: list[dict], cache: dict) -
         row += title
         row += _entry(nodes.Text(", ".join(e["kinds"])))
         row += _entry(nodes.Text(e["difficulty"]))
+        check = [k for k, on in (("code", e["selfcheck"]), ("answer", bool(e["answers"]))) if on]
+        row += _entry(nodes.Text("yes (" + ", ".join(check) + ")" if check else "no"))
+        row += _entry(nodes.Text("yes" if e["variants"] else "no"))
+        row += _entry(nodes.Text(f"{e['minutes']} min" if e["minutes"] else "–"))
         entry = nodes.entry()
         entry += _summary(app, e["docname"], e["label"], cache)
         row += entry
@@ -409,6 +474,7 @@ def build_finished(app: Sphinx, exception: Exception | None) -> None:
 def setup(app: Sphinx) -> dict:
     app.setup_extension("sphinx_exercise")  # its registry, numbering and hide_solutions
     app.add_config_value("exercise_bank_min_per_chapter", 4, "env", [int])
+    app.add_config_value("exercise_bank_min_selfchecked", 2, "env", [int])
     app.add_node(exercise_bank_node)
     app.add_directive("exercise-bank", ExerciseBankDirective)
     app.connect("config-inited", config_inited, priority=900)

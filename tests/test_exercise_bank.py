@@ -4,9 +4,11 @@ The book is built with the README's command (incrementally: after
 ``tests/test_book.py`` nothing is executed again). Then
 
 * the instructors page lists every exercise of every chapter, in order, with the
-  number the chapter page shows, a link to it, its title, kind, difficulty and the
-  first sentence of its statement, all compared with the chapters' sources read by
-  an independent parser;
+  number the chapter page shows, a link to it, its title, kind, difficulty, whether
+  it has a self-check and variants, its time estimate and the first sentence of its
+  statement, all compared with the chapters' sources read by an independent parser;
+* every chapter has at least two self-checked coding exercises, and every self-check
+  of ``ensemble_ref`` is used by an exercise;
 * every chapter page offers its paired ``.ipynb`` for download (the file in the
   output is the repository's notebook) and its Colab and Binder buttons open that
   notebook in the repository.
@@ -35,6 +37,13 @@ from exercise_sources import (  # noqa: E402
 )
 
 from conftest import ROOT  # noqa: E402
+from ensemble_ref.harness.answers import QUESTIONS  # noqa: E402
+
+# the time estimate the instructors page states, by kind and difficulty
+MINUTES = {"derivation": {"★": 10, "★★": 20, "★★★": 40},
+           "proof": {"★": 15, "★★": 30, "★★★": 45},
+           "coding": {"★": 15, "★★": 30, "★★★": 60},
+           "experiment": {"★": 20, "★★": 40, "★★★": 60}}
 
 CHAPTERS = numbered_chapters()
 REPO = "ensembles-verified/ensembles-verified"
@@ -84,13 +93,22 @@ def test_rows_match_the_chapter(md, html, bank):
     page = md.relative_to(ROOT).with_suffix(".html")
     chapter_html = (html / page).read_text(encoding="utf-8")
     for ex in chapter_exercises(md)[0]:
-        number_cell, title_cell, kind_cell, level_cell, summary_cell = bank["rows"][ex["label"]]
+        (number_cell, title_cell, kind_cell, level_cell, check_cell, variants_cell, time_cell,
+         summary_cell) = bank["rows"][ex["label"]]
         number = exercise_number(chapter_html, ex["label"])
         link = f'href="../{md.stem}.html#{ex["label"]}"'  # the bank is book/appendix/instructors
         assert link in number_cell and f">{number}<" in number_cell, number_cell
         assert words(html_text(title_cell)) == words(ex["title"]) + words(ex["label"])
         assert html_text(kind_cell).strip() == ex["kind"]
         assert html_text(level_cell).strip() == ex["difficulty"]
+        code = bool(re.search(r"\bcheck_(?!answer\b)[a-z_]+\(", ex["statement"]))
+        answer = "check_answer(" in ex["statement"]
+        shown = [k for k, on in (("code", code), ("answer", answer)) if on]
+        assert html_text(check_cell).strip() == ("yes (" + ", ".join(shown) + ")" if shown else "no")
+        question = QUESTIONS.get(ex["label"])
+        variants = code or (answer and question is not None and question.draw is not None)
+        assert html_text(variants_cell).strip() == ("yes" if variants else "no")
+        assert html_text(time_cell).strip() == f"{MINUTES[ex['kind']][ex['difficulty']]} min"
         summary = html_text(summary_cell).strip()
         assert summary.endswith((".", "?", "!", ":", "\u2026")), summary
         summary_words = [w for w in words(summary) if w != "\u2026"]
@@ -114,6 +132,32 @@ def test_chapter_page_offers_its_notebook(md, html):
     assert code == paired, "the downloaded notebook does not run the chapter's code"
     edit = f"https://github.com/{REPO}/edit/main/{md.relative_to(ROOT).as_posix()}"
     assert f'href="{edit}"' in raw, f"{md.stem}: no link to {edit}"
+
+
+def test_every_chapter_has_two_self_checked_coding_exercises_and_a_proof():
+    for md in CHAPTERS:
+        exercises = chapter_exercises(md)[0]
+        checked = [ex["label"] for ex in exercises if ex["kind"] == "coding"
+                   and re.search(r"\bcheck_(?!answer\b)[a-z_]+\(", ex["statement"])]
+        assert len(checked) >= 2, f"{md.stem}: self-checked coding exercises {checked}"
+        assert any(ex["kind"] == "proof" for ex in exercises), f"{md.stem} has no proof exercise"
+
+
+def test_every_self_check_is_used_by_an_exercise():
+    from ensemble_ref.harness import selfcheck, selfcheck_mixture, selfcheck_modern, selfcheck_trees
+
+    statements = "\n".join(ex["statement"] for md in CHAPTERS for ex in chapter_exercises(md)[0])
+    checks = [name for module in (selfcheck, selfcheck_trees, selfcheck_mixture, selfcheck_modern)
+              for name in module.__all__]
+    unused = [name for name in checks if f"{name}(" not in statements]
+    assert not unused, f"self-checks used by no exercise: {unused}"
+
+
+def test_every_answer_check_belongs_to_its_exercise():
+    statements = {ex["label"]: ex["statement"] for md in CHAPTERS for ex in chapter_exercises(md)[0]}
+    for label in QUESTIONS:
+        assert label in statements, f"answer check {label} belongs to no exercise"
+        assert f'check_answer("{label}"' in statements[label], label
 
 
 def test_exercise_bank_page_loads_mathjax_for_its_formulas(bank):
@@ -172,7 +216,7 @@ SYNTHETIC = {
         :label: ex-no-mark
         :class: coding
 
-        Statement.
+        Statement: `check_answer("ex-nowhere", 1)`.
         :::
 
         :::{solution} ex-no-mark
@@ -228,6 +272,8 @@ def synthetic(tmp_path_factory) -> tuple[Path, str]:
     "an exercise has no :label:",
     "gated '```{solution-start}' found",
     "chapter chapter has 5 exercises; at least 7 are required",
+    "chapter chapter has 0 self-checked coding exercises; at least 2 are required",
+    "exercise ex-no-mark calls check_answer('ex-nowhere', ...), which is not a question",
 ])
 def test_conventions_are_enforced_with_warnings(synthetic, message):
     _, log = synthetic
@@ -241,6 +287,7 @@ def test_the_good_exercise_is_listed_with_its_summary(synthetic):
     assert "ex-good" in rows and "exercise ex-good" not in log
     cells = CELL_RE.findall(rows["ex-good"])
     assert html_text(cells[1]).split() == ["Good", "one", "ex-good"]
-    assert html_text(cells[4]).strip() == r"Prove that \(1 + 1 = 2\), e.g. by counting."
+    assert html_text(cells[7]).strip() == r"Prove that \(1 + 1 = 2\), e.g. by counting."
+    assert [html_text(c).strip() for c in cells[4:7]] == ["no", "no", "20 min"]
     assert ">1.1<" in cells[0] and 'href="chapter.html#ex-good"' in cells[0]
     assert html_text(cells[3]).strip() == "★★"

@@ -60,8 +60,84 @@ def _lazy(module, name):
     return call
 
 
+def _oob_mean(in_bag, outputs):
+    out = np.full(outputs.shape[1], np.nan)
+    for i in range(outputs.shape[1]):
+        members = in_bag[:, i] == 0
+        if members.any():
+            out[i] = outputs[members, i].mean()
+    return out
+
+
+def _corrected(predictions, f_test):
+    R = predictions.shape[0]
+    s2 = predictions.var(axis=0, ddof=1)
+    return np.mean((predictions.mean(axis=0) - f_test) ** 2 - s2 / R), np.mean(s2)
+
+
+def _hypergeometric(d, k, m):
+    return np.array([comb(k, j) * comb(d - k, m - j) / comb(d, m) for j in range(min(k, m) + 1)])
+
+
 # check name -> (correct solutions, wrong solutions); the check's own arguments after the function
 CASES = {
+    "check_majority_vote": (
+        [lambda votes: np.sign(votes.sum(axis=0)),
+         lambda votes: np.where((votes > 0).sum(axis=0) > votes.shape[0] / 2, 1, -1)],
+        [lambda votes: votes[0],                     # one member
+         lambda votes: votes.mean(axis=0)],          # the mean, not its sign
+    ),
+    "check_ambiguity": (
+        [lambda h: h.var(axis=0), lambda h: ((h - h.mean(axis=0)) ** 2).mean(axis=0)],
+        [lambda h: h.var(axis=0, ddof=1),            # divisor M - 1
+         lambda h: (h ** 2).mean(axis=0)],           # around zero
+    ),
+    "check_bias_variance": (
+        [_corrected],
+        [lambda P, f: (np.mean((P.mean(axis=0) - f) ** 2), np.mean(P.var(axis=0, ddof=1))),
+         lambda P, f: (_corrected(P, f)[0], np.mean(P.var(axis=0)))],
+    ),
+    "check_oob_prediction": (
+        [_oob_mean],
+        [lambda in_bag, outputs: outputs.mean(axis=0),
+         lambda in_bag, outputs: np.nan_to_num(_oob_mean(in_bag, outputs))],
+    ),
+    "check_informative_count_pmf": (
+        [_hypergeometric],
+        [lambda d, k, m: np.array([comb(m, j) * (k / d) ** j * (1 - k / d) ** (m - j)
+                                   for j in range(min(k, m) + 1)])],
+    ),
+    "check_condorcet_bound": (
+        [lambda p, T: 0.5 * (1 - 4 * (p - 0.5) ** 2) ** (T / 2)],
+        [lambda p, T: np.exp(-2 * T * (p - 0.5) ** 2),  # Hoeffding's weaker bound
+         lambda p, T: (1 - 4 * (p - 0.5) ** 2) ** (T / 2)],
+    ),
+    "check_soft_vote": (
+        [lambda P, w: np.einsum("m,mnk->nk", w, P) / w.sum()],
+        [lambda P, w: np.einsum("m,mnk->nk", w, P), lambda P, w: P.mean(axis=0)],
+    ),
+    "check_gradient_histogram": (
+        [lambda codes, g, h, B: np.stack([
+            np.stack([np.bincount(codes[:, j], weights=g, minlength=B),
+                      np.bincount(codes[:, j], weights=h, minlength=B)], axis=-1)
+            for j in range(codes.shape[1])])],
+        [lambda codes, g, h, B: np.stack([
+            np.stack([np.bincount(codes[:, j], weights=g, minlength=B),
+                      np.bincount(codes[:, j], minlength=B).astype(float)], axis=-1)
+            for j in range(codes.shape[1])])],
+    ),
+    "check_histogram_gains": (
+        [lambda hist, lam, gamma: np.array([
+            _gain(hist[:b + 1, 0].sum(), hist[:b + 1, 1].sum(), hist[b + 1:, 0].sum(),
+                  hist[b + 1:, 1].sum(), lam, gamma) for b in range(len(hist) - 1)])],
+        [lambda hist, lam, gamma: np.array([
+            _gain(hist[b, 0], hist[b, 1], hist[:, 0].sum() - hist[b, 0],
+                  hist[:, 1].sum() - hist[b, 1], lam, gamma) for b in range(len(hist) - 1)])],
+    ),
+    "check_log_odds_weights": (
+        [lambda p: np.log(p) - np.log1p(-p)],
+        [lambda p: p, lambda p: p / (1 - p)],
+    ),
     "check_oob_fraction": (
         [oob_fraction_exact, lambda N: (1 - 1 / N) ** N],
         [lambda N: np.exp(-1.0),                      # the limit, not the finite-N value
@@ -148,19 +224,47 @@ def test_check_accepts_correct_solutions(name, capsys):
     for fn in CASES[name][0]:
         check(fn)
         out = capsys.readouterr().out
-        assert out.startswith(f"\u2714 {name}: your function agrees with ensemble_ref."), out
+        assert out.startswith(f"\u2714 {name}: your function agrees with "), out
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_check_rejects_wrong_solutions(name, capsys):
+@pytest.mark.parametrize("seed", [0, 1, 2026])
+def test_check_rejects_wrong_solutions(name, seed, capsys):
     check = getattr(selfcheck, name)
     for k, fn in enumerate(CASES[name][1]):
         with pytest.raises(AssertionError) as info:
-            check(fn)
+            check(fn, random_state=seed)
         message = str(info.value)
         assert message.startswith(f"{name}: case "), message
         assert "expected:" in message and "received:" in message, message
+        # explained in the book's terms: the formula by its equation, and how to repeat the case
+        assert "formula: " in message, message
+        assert f"random_state={seed} repeats these cases" in message, message
         assert "\u2714" not in capsys.readouterr().out, f"wrong solution {k} printed a pass"
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_the_first_wrong_solution_is_recognised_as_a_usual_mistake(name):
+    check = getattr(selfcheck, name)
+    with pytest.raises(AssertionError, match="your value is what .* gives"):
+        check(CASES[name][1][0], random_state=3)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_cases_are_fresh_and_repeatable(name, capsys):
+    """Without a seed the cases change from call to call; with one they are repeated."""
+    check = getattr(selfcheck, name)
+    seen = []
+
+    def spy(*args):
+        seen.append(repr(args))
+        return CASES[name][0][0](*args)
+
+    for seed in (None, None, 7, 7):
+        check(spy, random_state=seed)
+        seen.append("|")
+    calls = "".join(seen).split("|")
+    assert calls[0] != calls[1] and calls[2] == calls[3]
 
 
 def test_other_losses_are_checked_against_their_own_reference(capsys):

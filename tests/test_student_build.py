@@ -12,11 +12,17 @@ tools/build_student.py``, after the main build). Then
   through HTML markup);
 * no chapter was executed by the student build;
 * the launch buttons, which open the repository's notebooks (with solutions), are
-  gone, and the download menu offers the student notebook.
+  gone, and the download menu offers the student notebook;
+* the answer checks give nothing away: the answer of every registered question
+  (``ensemble_ref.harness.answers``), for the book's values and for variants, is
+  written in none of the usual ways on its chapter's page, in the search index or
+  in the chapter's student notebook and Markdown source, while the statement that
+  calls ``check_answer`` is there.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -35,8 +41,10 @@ from exercise_sources import (  # noqa: E402
     visible_sources,
     windows,
 )
+from test_answers import answer_strings, occurs  # noqa: E402
 
 from conftest import ROOT, chapter_notebooks  # noqa: E402
+from ensemble_ref.harness.answers import QUESTIONS, answer_key  # noqa: E402
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 
@@ -124,3 +132,34 @@ def test_student_pages_offer_the_student_notebook_and_no_launch(md, student):
     assert all(f":label: {label}" in markdown for label in labels)
     assert "{solution}" not in markdown
     assert "(student edition)" in raw
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_the_answer_checks_reveal_no_answer(md, student):
+    import nbformat
+
+    html, _ = student
+    relative = md.relative_to(ROOT).with_suffix("")
+    page = (html / relative.with_suffix(".html")).read_text(encoding="utf-8")
+    notebook = nbformat.read(html / "_sources" / relative.with_suffix(".ipynb"), 4)
+    texts = {
+        "page": html_text(page),
+        "search index": (html / "searchindex.js").read_text(encoding="utf-8"),
+        "student notebook": "\n".join(cell.source for cell in notebook.cells),
+        "student source": (html / "_sources" / relative.with_suffix(".md")).read_text(
+            encoding="utf-8"),
+    }
+    labels = {ex["label"] for ex in chapter_exercises(md)[0]} & set(QUESTIONS)
+    for label in sorted(labels):
+        assert f'check_answer("{label}"' in texts["student notebook"], label
+        if QUESTIONS[label].variables:  # a formula: its right form is not shown
+            formula = QUESTIONS[label].formula.replace(" ", "")
+            assert all(formula not in t.replace(" ", "") for t in texts.values()), label
+            continue
+        for seed in (None, 0, 1, 17):
+            for form in answer_strings(answer_key(label, seed)):
+                for where, text in texts.items():
+                    if where == "search index" and len(re.sub(r"\D", "", form)) < 4:
+                        continue  # the whole book's index: short numbers occur elsewhere
+                    assert not occurs(form, text), (f"the answer to {label} (seed {seed}) "
+                                                    f"appears in the {where}: {form}")

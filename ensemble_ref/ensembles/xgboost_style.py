@@ -312,7 +312,7 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
     :math:`h_{ik} = 2 p_{ik}(1 - p_{ik})` (floored at ``1e-16``), as
     ``xgboost.XGBClassifier(objective="multi:softprob")``. The factor 2 is the library's:
     the book's Hessian (equation ``eq-modern-softmax``) is :math:`p_{ik}(1 - p_{ik})`, the
-    second derivative of the cross-entropy; :attr:`softmax_hessian_factor` holds the factor.
+    second derivative of the cross-entropy; ``softmax_hessian_factor`` holds the factor.
     ``base_score=None`` starts every row at :math:`F_{0k} = \log \pi_k - \frac1K\sum_c \log
     \pi_c` with :math:`\pi_k` the (weighted) class frequencies (xgboost 3.x's intercept, whose
     softmax is :math:`\pi`); a number is the initial score of every class, as in the library.

@@ -1,8 +1,8 @@
 r"""A decision tree you can read whole: CART grown greedily and pruned by weakest links.
 
 This module is the book's pseudo-code in Python, for reading rather than for
-speed (:class:`ensemble_ref.DecisionTreeRegressor` and
-:class:`ensemble_ref.DecisionTreeClassifier` grow the same trees, level by
+speed (:class:`~ensemble_ref.trees.cart.DecisionTreeRegressor` and
+:class:`~ensemble_ref.trees.cart.DecisionTreeClassifier` grow the same trees, level by
 level and vectorised). Everything is NumPy and every function is short:
 
 * :func:`gini`, :func:`entropy`, :func:`misclassification` and

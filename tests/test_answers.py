@@ -1,0 +1,168 @@
+"""The answer checks accept the answer, reject wrong ones helpfully, and never reveal the answer.
+
+``ensemble_ref.harness.answers`` registers a question for every derivation or
+experiment whose answer is a number or a formula. For every question, the
+book's version and several variants:
+
+* the answer of the key (computed by the same module) passes ``check_answer``;
+* wrong answers (the usual mistakes of the question, and numbers off by a few
+  per cent) fail with a message that says what was asked and, for a usual
+  mistake, names it; no message contains the answer, in any of the ways a number
+  is usually written;
+* the student's sources (every chapter without its solutions, as the student
+  edition and the student notebooks have them) do not contain the answer either
+  (the built student edition is searched in ``tests/test_student_build.py``);
+* formulas are parsed safely: anything but arithmetic in the question's variables
+  is refused.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from exercise_sources import chapter_exercises  # noqa: E402
+
+from conftest import ROOT, chapter_notebooks  # noqa: E402
+from ensemble_ref.harness import answers  # noqa: E402
+from ensemble_ref.harness.answers import QUESTIONS, answer_key, check_answer, variant  # noqa: E402
+
+CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
+SEEDS = [None, 0, 1, 17, 2026]
+NUMERIC = sorted(label for label, q in QUESTIONS.items() if not q.variables)
+
+
+def answer_strings(x: float) -> set[str]:
+    """The ways a number is usually written, with at least three significant digits."""
+    forms = {f"{x:.{k}g}" for k in (3, 4, 5, 6, 8, 12)} | {f"{x:.{k}f}" for k in (2, 3, 4, 5)}
+    forms |= {f"{x:,.0f}", f"{x:.2%}", f"{x:.1%}", repr(float(x))}
+    return {f for f in forms if len(re.sub(r"[^1-9]|^0+", "", f.lstrip("-0.,"))) >= 3
+            and not re.fullmatch(r"-?0\.?0*", f)}
+
+
+def occurs(needle: str, haystack: str) -> bool:
+    """``needle`` as a number of its own in ``haystack`` (not inside a longer number)."""
+    return re.search(rf"(?<![\d.]){re.escape(needle)}(?![\d])", haystack) is not None
+
+
+def failure(label: str, value, seed=None) -> str:
+    with pytest.raises(AssertionError) as info:
+        check_answer(label, value, seed=seed)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("label", sorted(QUESTIONS))
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_answer_key_passes(label, seed, capsys):
+    check_answer(label, answer_key(label, seed), seed=seed)
+    assert capsys.readouterr().out.startswith(f"\u2714 {label}: right")
+
+
+@pytest.mark.parametrize("label", NUMERIC)
+@pytest.mark.parametrize("seed", SEEDS)
+def test_wrong_numbers_fail_without_revealing_the_answer(label, seed):
+    right = answer_key(label, seed)
+    q = QUESTIONS[label]
+    params = variant(label, seed)
+    wrong = [right * 1.05, right * 0.97, right + 1.0, -right]
+    wrong += [float(fn(**params)) for _, fn in q.mistakes]
+    for value in wrong:
+        if math.isclose(value, right, rel_tol=q.rtol, abs_tol=1e-12):
+            continue
+        message = failure(label, value, seed)
+        assert message.startswith(f"\u2718 {label}: your answer "), message
+        assert "does not show the answer" in message
+        shown = message.replace(f"{value:.6g}", "<your value>")  # the student's own number
+        for text in answer_strings(right):
+            assert not occurs(text, shown), (text, message)
+
+
+@pytest.mark.parametrize("label", sorted(QUESTIONS))
+def test_usual_mistakes_are_named(label):
+    q = QUESTIONS[label]
+    params = variant(label)
+    for description, fn in q.mistakes:
+        if q.variables:
+            continue
+        value = float(fn(**params))
+        if math.isclose(value, answer_key(label), rel_tol=q.rtol):
+            continue
+        assert f"your value is what {description} gives" in failure(label, value)
+
+
+def test_formula_answers_are_compared_as_functions(capsys):
+    for text in ["(1 - 1/N)**m", "(1-1/N)^m", "exp(m*log(1 - 1/N))", "((N - 1)/N)**m"]:
+        check_answer("ex-oob-subsample", text)
+    assert capsys.readouterr().out.count("\u2714") == 4
+    message = failure("ex-oob-subsample", "exp(-m/N)")
+    assert "your formula is the limit exp(-m/N)" in message
+    assert "(1 - 1/N)" not in message and "1 - 1/N" not in message.split("differs")[0][-40:]
+    with pytest.raises(ValueError, match="uses 'os'|only the functions"):
+        check_answer("ex-oob-subsample", "os.system('true')")
+    with pytest.raises(ValueError, match="not a valid expression|may only use"):
+        check_answer("ex-oob-subsample", "lambda: 1")
+    with pytest.raises(ValueError, match="may only use|only the functions"):
+        check_answer("ex-oob-subsample", "N.__class__")
+    with pytest.raises(ValueError, match="uses '__import__'|only the functions"):
+        check_answer("ex-oob-subsample", "__import__('os')")
+    with pytest.raises(TypeError, match="must be a string"):
+        check_answer("ex-oob-subsample", 0.37)
+
+
+def test_numbers_may_be_given_as_expressions_and_bad_input_is_explained(capsys):
+    check_answer("ex-crowds-three", "1/2 + sqrt(3)/6")
+    assert "\u2714" in capsys.readouterr().out
+    with pytest.raises(TypeError, match="single number"):
+        check_answer("ex-crowds-three", [0.5, 0.6])
+    with pytest.raises(KeyError, match="no answer check is registered"):
+        check_answer("ex-nowhere", 1.0)
+    with pytest.raises(TypeError, match="seed must be"):
+        variant("ex-bv-mean", seed=-1)
+
+
+@pytest.mark.parametrize("label", sorted(l for l, q in QUESTIONS.items() if q.draw is not None))
+def test_variants_differ_and_the_book_is_seed_none(label):
+    assert variant(label) == QUESTIONS[label].book
+    drawn = [variant(label, seed) for seed in range(6)]
+    assert len({tuple(sorted(d.items())) for d in drawn}) >= 4, drawn
+    assert variant(label, 3) == variant(label, 3)
+    keys = {round(answer_key(label, seed), 12) for seed in range(6)}
+    assert len(keys) >= 4
+
+
+def test_every_question_is_an_exercise_that_calls_its_check():
+    statements = {ex["label"]: ex["statement"] for md in CHAPTERS for ex in chapter_exercises(md)[0]}
+    for label, q in QUESTIONS.items():
+        assert label in statements, f"{label} is not an exercise of the book"
+        assert f'check_answer("{label}"' in statements[label]
+        if q.draw is not None:
+            assert "seed=" in statements[label], f"{label}: the statement does not show the seed"
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_the_students_sources_do_not_contain_the_answers(md):
+    """What the student edition and the student notebooks are made from: no answer in it."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from student_notebooks import student_markdown, student_notebook
+
+    text = student_markdown(md.read_text(encoding="utf-8"))
+    text += "\n".join(cell.source for cell in student_notebook(md).cells)
+    labels = {ex["label"] for ex in chapter_exercises(md)[0]}
+    for label in sorted(labels & set(NUMERIC)):
+        for seed in SEEDS:
+            for form in answer_strings(answer_key(label, seed)):
+                assert not occurs(form, text), f"{md.stem}: the answer to {label} ({form}) is shown"
+    for label in sorted(labels & (set(QUESTIONS) - set(NUMERIC))):
+        assert QUESTIONS[label].formula.replace(" ", "") not in text.replace(" ", "")
+
+
+def test_the_module_documents_how_to_check():
+    assert "never prints the answer" in answers.__doc__
+    assert np.isfinite(answer_key("ex-bv-mean"))
