@@ -66,7 +66,7 @@ ESTIMATORS: dict[str, tuple[Callable[..., Any], str, bool, bool]] = {
     "GradientBoostingRegressor": (lambda **k: er.GradientBoostingRegressor(
         **{"n_estimators": 8, "random_state": 0, **k}), "r", True, True),
     "XGBClassifier": (lambda **k: er.XGBClassifier(**{"n_estimators": 8, "random_state": 0, **k}),
-                      "c", True, False),
+                      "c", True, True),
     "XGBRegressor": (lambda **k: er.XGBRegressor(**{"n_estimators": 8, "random_state": 0, **k}),
                      "r", True, True),
     "LinearBoostingRegressor": (lambda **k: er.LinearBoostingRegressor(**{"n_estimators": 20, **k}),

@@ -59,11 +59,11 @@ def _reweight(D, yh, alpha):
     with np.errstate(divide="ignore"):  # a point of weight 0 keeps log-weight -inf
         log_D = np.log(D) - alpha * yh  # log of D_t(i) exp(-alpha_t y_i h_t(x_i))
     top = log_D.max()
-    D = np.exp(log_D - top)
-    total = D.sum()
+    D = np.exp(log_D - top)  # D_t(i) exp(-alpha_t y_i h_t(x_i)) / e^top
+    Z = float(D.sum())  # eq-adaboost-z: Z_t / e^top
+    D = D / Z  # eq-adaboost-weights: D_{t+1}
     with np.errstate(over="ignore"):  # Z_t itself may exceed float64 for a huge vote
-        Z = float(np.exp(top + np.log(total)))  # eq-adaboost-z: Z_t
-    return D / total, Z  # eq-adaboost-weights: D_{t+1}
+        return D, Z * float(np.exp(top))
 
 
 def _samme_codes(index, K):

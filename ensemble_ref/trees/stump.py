@@ -89,7 +89,6 @@ def best_stump(order: np.ndarray, Xs: np.ndarray, ok: np.ndarray, y: np.ndarray,
 
 
 class DecisionStump(ClassifierMixin, BaseEstimator):
-    _poor_score = True  # one split: a weak learner, not a classifier to use alone
     r"""A one-split classifier minimising the **weighted 0-1 error** (AdaBoost's weak learner).
 
     Among all features :math:`j`, thresholds :math:`\theta` and labellings of the
@@ -114,6 +113,8 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
     error_ : float
         Weighted 0-1 training error with the weights normalised to sum 1.
     """
+
+    _poor_score = True  # one split: a weak learner, not a classifier to use alone
 
     def __init__(self) -> None:
         pass
