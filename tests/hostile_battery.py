@@ -282,6 +282,9 @@ returns("AdaBoost-lr3-30-points", "silent-adaboost",
 returns("Bagging-subsample-loses-class", "unclear-subsample",
         lambda: _fit("BaggingClassifier", X, np.r_[np.zeros(N - 2, int), [1, 2]], max_samples=5, n_estimators=6),
         lambda m: _finite(m.predict_proba(X)), param="max_samples")
+raises("Bagging-softmax-subsample-loses-class", "unclear-subsample", "max_samples",
+       lambda: er.BaggingClassifier(er.SoftmaxRegression(), n_estimators=10, max_samples=4,
+                                    random_state=0).fit(X, np.r_[np.zeros(N - 3, int), [1, 1, 1]]))
 returns("Stacking-fold-loses-class", "unclear-subsample",
         lambda: _fit("StackingClassifier", X, np.r_[np.zeros(N - 2, int), [1, 1]]).predict(X),
         _finite, param=r"\bcv\b|\by\b")

@@ -265,7 +265,15 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         self.classes_, y_encoded = check_labels(y)
         self.n_classes_ = self.classes_.size
         w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
-        self._fit_ensemble(X, y_encoded, w, np.arange(self.n_classes_))
+        try:
+            self._fit_ensemble(X, y_encoded, w, np.arange(self.n_classes_))
+        except ValueError as exc:  # a member that cannot fit one class (trees know every class)
+            if "at least 2 classes" not in str(exc):
+                raise
+            raise ValueError(
+                f"a member's sample (max_samples={self.max_samples!r}) holds a single class of y, and "
+                f"{type(self._member_template()).__name__} needs two to fit: increase max_samples, "
+                f"or use tree members, which know every class ({exc})") from None
         return self
 
     def _set_oob(self, X: np.ndarray, y_encoded: np.ndarray) -> None:
