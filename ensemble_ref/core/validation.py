@@ -327,6 +327,7 @@ def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: in
     passed to a classifier would otherwise make one class of every value.
     """
     y = np.asarray(y)
+    kinds: set = set()
     if y.dtype == object:
         kinds = {"str" if isinstance(v, str) else
                  "number" if isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool)
@@ -334,12 +335,11 @@ def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: in
         if len(kinds) > 1 or not kinds <= {"str", "number", "bool"}:
             raise ValueError(f"Unknown label type: y mixes labels of types {sorted(kinds)}; class "
                              "labels must be all numbers or all strings (and never None).")
-        if kinds == {"number"}:
-            y = y.astype(np.float64)
-            if not np.isfinite(y).all():
-                raise ValueError("y must not contain NaN or infinity.")
-    if y.dtype.kind == "f" and np.any(y != np.round(y)):
-        example = y[y != np.round(y)][0]
+    values = y.astype(np.float64) if y.dtype == object and kinds == {"number"} else y
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise ValueError("y must not contain NaN or infinity.")
+    if values.dtype.kind == "f" and np.any(values != np.round(values)):
+        example = values[values != np.round(values)][0]
         raise ValueError(f"Unknown label type: y is continuous (e.g. {example!r} is not a whole "
                          "number); a classifier needs class labels. Use a regressor, or encode "
                          "the classes as integers or strings.")
