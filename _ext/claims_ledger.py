@@ -108,8 +108,26 @@ def _margin_text(record: dict) -> str:
     return "exact" if margin == float("inf") else f"{margin:.3g}"
 
 
-def _cell(text: str, literal: bool = False) -> nodes.entry:
-    entry = nodes.entry()
+HEADERS = ["Chapter", "#", "Claim", "Measured", "Expected", "Tolerance", "Rival", "Margin",
+           "Pass"]
+
+
+def _column_class(header: str) -> str:
+    """The class of a column's cells: on a phone each row is a stack of labelled cells
+    (book/_static/reader.css writes the column's name before each cell)."""
+    return "ev-col-" + ("number" if header == "#" else header.lower())
+
+
+def _chapter_title(app: Sphinx, docname: str) -> str:
+    """The chapter's title as the sidebar shows it, with its number (not its slug)."""
+    env = app.env
+    title = env.titles[docname].astext() if docname in env.titles else docname
+    number = env.toc_secnumbers.get(docname, {}).get("", ())
+    return f"{'.'.join(map(str, number))}. {title}" if number else title
+
+
+def _cell(text: str, literal: bool = False, header: str = "") -> nodes.entry:
+    entry = nodes.entry(classes=[_column_class(header)] if header else [])
     para = nodes.paragraph()
     para += nodes.literal(text=text) if literal else nodes.Text(text)
     entry += para
@@ -136,8 +154,7 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
             f"{len(records) - len(unrivalled)} name a rival, and the smallest margin by which "
             f"a rival is ruled out is {smallest:.3g} tolerances."))
         table = nodes.table(classes=["claims-ledger"])
-        headers = ["Chapter", "#", "Claim", "Measured", "Expected", "Tolerance", "Rival",
-                   "Margin", "Pass"]
+        headers = HEADERS
         group = nodes.tgroup(cols=len(headers))
         table += group
         for width in (10, 3, 30, 13, 13, 9, 24, 6, 4):
@@ -145,30 +162,34 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
         head = nodes.thead()
         row = nodes.row()
         for h in headers:
-            row += _cell(h)
+            row += _cell(h, header=h)
         head += row
         group += head
         body = nodes.tbody()
+        titles = {}
         for r in records:
             row = nodes.row()
-            chapter_entry = nodes.entry()
+            chapter_entry = nodes.entry(classes=[_column_class("Chapter")])
             para = nodes.paragraph()
-            ref = nodes.reference("", r["chapter"], internal=True,
+            if r["docname"] not in titles:
+                titles[r["docname"]] = _chapter_title(app, r["docname"])
+            ref = nodes.reference("", titles[r["docname"]], internal=True,
                                   refuri=app.builder.get_relative_uri(docname, r["docname"]))
             para += ref
             chapter_entry += para
             row += chapter_entry
-            row += _cell(str(r["number"]))
-            row += _cell(r["statement"])
-            row += _cell(r["measured"], literal=True)
-            row += _cell(r["expected"], literal=True)
-            row += _cell(r["tolerance"])
+            row += _cell(str(r["number"]), header="#")
+            row += _cell(r["statement"], header="Claim")
+            row += (_cell(r["measured"], literal=True, header="Measured") if r["measured"]
+                    else _cell("\u2013", header="Measured"))  # a condition: nothing measured
+            row += _cell(r["expected"], literal=True, header="Expected")
+            row += _cell(r["tolerance"], header="Tolerance")
             rival = r.get("rival") or "none"
             if r.get("rival_value"):
                 rival += f" (predicts {r['rival_value']})"
-            row += _cell(rival)
-            row += _cell(_margin_text(r))
-            row += _cell("\u2714" if r["passed"] else "\u2718")
+            row += _cell(rival, header="Rival")
+            row += _cell(_margin_text(r), header="Margin")
+            row += _cell("\u2714" if r["passed"] else "\u2718", header="Pass")
             body += row
         group += body
         node.replace_self([summary, table])

@@ -170,6 +170,17 @@ def _section_title(app: Sphinx, docname: str, anchor: str):
     return None
 
 
+def _markdown_title(title: nodes.Node) -> str:
+    """A title as Markdown text: its formulas between dollars, not as bare TeX."""
+    parts = []
+    for node in title.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(node, nodes.math):
+            parts.append(f"${node.astext()}$")
+        elif not any(isinstance(a, nodes.math) for a in _ancestors(node)):
+            parts.append(node.astext())
+    return "".join(parts)
+
+
 def _unlinked(node: nodes.Node) -> nodes.Node:
     if isinstance(node, (nodes.reference, addnodes.pending_xref)):
         return nodes.inline("", "", *[_unlinked(c) for c in node.children])
@@ -209,6 +220,10 @@ def collect_refs(app: Sphinx) -> dict:
         entry = labels.setdefault(label, {"doc": docname, "id": labelid, "kind": "section"})
         if sectname:
             entry["title"] = str(sectname)
+            if TEX_COMMAND_RE.search(str(sectname)):  # "\gamma: ..." -> "$\gamma$: ..."
+                title = _section_title(app, docname, labelid)
+                if title is not None:
+                    entry["title"] = _markdown_title(title)
     for label, data in getattr(env, "sphinx_exercise_registry", {}).items():
         if label in labels:
             labels[label]["kind"] = data.get("type", labels[label]["kind"])

@@ -277,6 +277,15 @@ def width_problems(page) -> list[str]:
     return [f"at {page.viewport_size['width']}px: {p}" for p in page.evaluate(MEASURE_WIDTH)]
 
 
+def narrow_width_problems(tab: "Tab") -> list[str]:
+    """The open page at a phone's width: resized, given two frames to lay out, measured."""
+    tab.page.set_viewport_size({"width": NARROW, "height": 900})
+    tab.page.evaluate("() => new Promise(done => requestAnimationFrame("
+                      "() => requestAnimationFrame(done)))")
+    tab.page.wait_for_timeout(100)  # the theme's resize handlers (sidebars) run
+    return width_problems(tab.page)
+
+
 class Tab:
     """One browser tab that records, per visited page, what the checks need.
 
@@ -469,32 +478,20 @@ def test_every_page_in_a_browser(browser, built_book):
             problems, info = check_page(tab, server, relpath, screenshot=shot, axe=axe)
             typeset += info["containers"]
             mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
+            stem = relpath[:-5].replace("/", "__")
             if relpath in SHOT_CHAPTERS:
-                tab.page.screenshot(path=str(ARTIFACTS / f"{relpath[:-5].replace('/', '__')}__{WIDE}.png"))
+                tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"))
+            # A phone's width: the same page, laid out again at 412 px (the layout is CSS
+            # alone; loading the page a second time would only cost time).
+            if 'http-equiv="refresh"' not in (built_book / relpath).read_text(encoding="utf-8"):
+                problems += narrow_width_problems(tab)
+                if relpath in SHOT_CHAPTERS:
+                    tab.page.evaluate("() => document.querySelector('div.math')"
+                                      "?.scrollIntoView({block: 'center'})")
+                    tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{NARROW}.png"))
+                tab.page.set_viewport_size({"width": WIDE, "height": 900})
             if problems:
                 failures[relpath] = problems
-        # A phone's width: the same pages, the widths only.
-        tab.page.set_viewport_size({"width": NARROW, "height": 900})
-        for relpath in pages:
-            if 'http-equiv="refresh"' in (built_book / relpath).read_text(encoding="utf-8"):
-                continue  # a redirect (the root index.html)
-            for attempt in range(3):  # a page's own script may navigate (e.g. to an anchor)
-                try:
-                    tab.page.goto(server.base + relpath, wait_until="load")
-                    tab.settle()
-                    tab.page.evaluate("async () => { const mj = window.MathJax; if (mj && "
-                                      "mj.startup && mj.startup.promise) await mj.startup.promise; }")
-                    narrow = width_problems(tab.page)
-                    break
-                except Exception as exc:  # noqa: BLE001 - retried, then reported
-                    narrow = [f"at {NARROW}px: the page could not be measured: {exc}"]
-            if relpath in SHOT_CHAPTERS:
-                tab.page.evaluate("() => document.querySelector('div.math')"
-                                  "?.scrollIntoView({block: 'center'})")
-                tab.page.screenshot(path=str(ARTIFACTS / f"{relpath[:-5].replace('/', '__')}__{NARROW}.png"))
-            if narrow:
-                failures.setdefault(relpath, []).extend(narrow)
-        tab.page.set_viewport_size({"width": WIDE, "height": 900})
     tab.close()
     report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in failures.items())
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n{report}"

@@ -152,3 +152,62 @@ def test_numpy_scalars_in_tolerances_keep_the_ledger_json(tmp_path, monkeypatch)
     c.close("close", np.float32(1.0), np.float64(1.0), atol=np.float64(0.1), rival=("two", 2.0))
     rows = [json.loads(x) for x in (tmp_path / "np.jsonl").read_text().splitlines()]
     assert [r["passed"] for r in rows] == [True, True]
+
+
+# -- at_least: measured >= threshold, the measured value under "Measured" ---------------
+
+def test_at_least_passes_and_fails():
+    c = Claims("t", verbose=False)
+    c.at_least("reaches", [3, 4], [2, 4])
+    c.at_least("within the slack", 1.95, 2.0, slack=0.1)
+    assert c.count == 2
+    for call in (lambda: c.at_least("short", [3, 1], [2, 2]),
+                 lambda: c.at_least("nan never reaches", [np.nan], [0.0]),
+                 lambda: c.at_least("beyond the slack", 1.8, 2.0, slack=0.1)):
+        with pytest.raises(ClaimError, match="failed"):
+            call()
+    with pytest.raises(ValueError, match="slack"):
+        c.at_least("s", 1, 1, slack=-1)
+
+
+def test_at_least_records_measured_and_threshold(tmp_path, monkeypatch):
+    monkeypatch.setenv(LEDGER_ENV, str(tmp_path))
+    c = Claims("lower", verbose=False)
+    c.at_least("difference > 4 s.e.", 0.5, 0.2, rival=Rival("no effect", 0.0, side="lhs"))
+    entry = json.loads((tmp_path / "lower.jsonl").read_text())
+    assert entry["measured"] == "0.5" and entry["expected"] == ">= 0.2"
+    assert entry["tolerance"] == "slack=0" and entry["passed"]
+    assert entry["rival"] == "no effect" and entry["rival_value"] == "0"
+    assert entry["margin"] == "inf"  # the rival's 0 >= 0.2 fails, with no slack
+
+
+def test_at_least_mirrors_at_most():
+    """at_least(m, t) is at_most(t, m): same verdicts and margins, rival sides mirrored."""
+    def outcome(call):
+        c = Claims("m", verbose=False)
+        try:
+            call(c)
+        except ClaimError as err:
+            return "rival" if "cannot tell" in str(err) else "failed", c.last_margin
+        return "ok", c.last_margin
+
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        m, t, rv = rng.normal(size=3)
+        slack = float(rng.uniform(0, 0.5))
+        pairs = [(lambda c: c.at_least("s", m, t, slack=slack, rival=("r", rv)),
+                  lambda c: c.at_most("s", t, m, slack=slack, rival=Rival("r", rv, "lhs"))),
+                 (lambda c: c.at_least("s", m, t, slack=slack, rival=Rival("r", rv, "lhs")),
+                  lambda c: c.at_most("s", t, m, slack=slack, rival=("r", rv)))]
+        for lower, upper in pairs:
+            assert outcome(lower) == outcome(upper)
+
+
+def test_at_least_rival_that_passes_raises():
+    c = Claims("t", verbose=False)
+    # the rival threshold 0.4 is also reached by the measured 0.5: the check cannot tell
+    with pytest.raises(ClaimError, match="cannot tell"):
+        c.at_least("difference >= 0.2", 0.5, 0.2, rival=("the threshold is 0.4", 0.4))
+    # a rival threshold above the measured value by more than the slack is ruled out
+    c.at_least("difference >= 0.2", 0.5, 0.2, slack=0.1, rival=("the threshold is 0.9", 0.9))
+    assert c.last_margin == pytest.approx(4.0)

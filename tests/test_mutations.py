@@ -45,6 +45,16 @@ def test_every_mutant_applies_once(tmp_path):
 
 
 @pytest.mark.book
+def test_a_harmless_rewrite_survives():
+    """The harness can report a survivor: a rewrite that changes no formula is not killed."""
+    harmless = mutate_book.Mutant(
+        "harmless", "book/03_wisdom_of_crowds.md", "ensemble_ref.cantelli_bound",
+        "# eq-cantelli", "# eq-cantelli (unchanged)", "nothing: a comment is rewritten")
+    [result] = mutate_book.run_chapter(harmless.chapter, [harmless])
+    assert not result["killed"], f"a harmless rewrite stopped the chapter: {result['raised']}"
+
+
+@pytest.mark.book
 def test_every_mutant_is_killed(tmp_path):
     out = tmp_path / "mutants.json"
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "mutate_book.py"), "--jobs", "2",

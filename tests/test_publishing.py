@@ -87,3 +87,55 @@ def test_binder_finds_the_environment_at_the_root():
     names = {re.split(r"[=<>!~\[ ]", line, maxsplit=1)[0].lower()
              for line in lines if line and not line.startswith(("#", "-"))}
     assert {"jupytext", "jupyter-book", "numpy", "scipy", "matplotlib"} <= names
+
+
+def test_reader_notebooks_branch_is_published_by_its_own_job():
+    """The launch buttons open the ``reader-notebooks`` branch: a job of the workflow writes
+    it with ``tools/reader_notebooks.py --branch`` and pushes it, on pushes to main only, and
+    it is the only job that may write to the repository."""
+    sys.path.insert(0, str(ROOT / "_ext"))
+    from reader_edition import READER_BRANCH
+
+    wf = workflow()
+    jobs = wf["jobs"]
+    job = jobs["reader-notebooks"]
+    assert READER_BRANCH == "reader-notebooks"
+    assert job["needs"] == "build"
+    assert "github.event_name == 'push'" in job["if"] and "refs/heads/main" in job["if"]
+    assert job["permissions"] == {"contents": "write"}
+    writers = [name for name, j in jobs.items()
+               if (j.get("permissions") or {}).get("contents") == "write"]
+    assert writers == ["reader-notebooks"], writers
+    runs = [s.get("run", "") for s in steps(job)]
+    write = [r for r in runs if "tools/reader_notebooks.py" in r]
+    assert len(write) == 1, runs
+    assert re.search(r'python tools/reader_notebooks\.py "?\$OUT"? --branch --commit "?\$SHA"?',
+                     write[0]), write[0]
+    assert job["env"]["SHA"] == "${{ github.sha }}"
+    assert any("pip install -r requirements.txt" in r for r in runs)
+    # the references written by the build job's strict build reach this job
+    upload = [s for s in steps(jobs["build"]) if s.get("uses", "").startswith(
+        "actions/upload-artifact")]
+    download = [s for s in steps(job) if s.get("uses", "").startswith("actions/download-artifact")]
+    assert upload and download and upload[0]["with"]["name"] == download[0]["with"]["name"]
+    assert upload[0]["with"]["path"] == "_build/reader/refs.json"
+    assert download[0]["with"]["path"] == "_build/reader"
+    order = [s.get("run", s.get("uses", "")) for s in steps(job)]
+    assert order.index(download[0]["uses"]) < order.index(write[0])
+    push = [s for s in steps(job) if "git push" in s.get("run", "")]
+    assert len(push) == 1 and f"HEAD:{READER_BRANCH}" in push[0]["run"]
+    assert push[0]["working-directory"].endswith("/reader-notebooks")
+    out = next(s for s in steps(job) if s.get("run") == write[0])["env"]["OUT"]
+    assert out.endswith("/reader-notebooks") and push[0]["working-directory"] == out
+
+
+def test_requirements_are_fully_pinned_and_include_jupyterlab():
+    lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
+    pins = [line for line in lines if line and not line.startswith(("#", "-"))]
+    loose = [line for line in pins if not re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.+!-]+", line)]
+    assert not loose, f"not pinned exactly: {loose}"
+    names = {re.sub(r"[-_.]+", "-", line.split("==")[0]).lower() for line in pins}
+    # JupyterLab opens the notebooks (README); catboost's own dependencies are pinned too
+    assert {"jupyterlab", "jupyter-server", "notebook-shim", "pandas", "plotly", "graphviz",
+            "six"} <= names
+    assert "jupyter lab" in (ROOT / "README.md").read_text(encoding="utf-8")

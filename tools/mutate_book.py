@@ -4,8 +4,9 @@ Each mutant rewrites one formula of the package, most of them into a statement
 the course notes made or a slip a careful reader could make (a gain without the
 square on G, ``(1 - 1/N)^N`` read as the fraction picked, ``alpha`` without the
 1/2, ...). The mutant is applied to a temporary copy of ``ensemble_ref``; the
-chapter that states the formula is then executed against that copy, and it must
-stop with an error (normally a :class:`ensemble_ref.ClaimError`). A mutant the
+chapter that states the formula is then executed against that copy (one kernel
+per chapter, the package re-imported from the mutant's copy before each run), and
+it must stop with an error (normally a :class:`ensemble_ref.ClaimError`). A mutant the
 chapter survives is a formula the book claims to verify but does not.
 
 Usage (from the repository root)::
@@ -273,43 +274,69 @@ def apply(mutant: Mutant, package_copy: Path) -> Path:
     return relative
 
 
-def execute_chapter(chapter: str, pythonpath: Path, timeout: int = 600) -> tuple[bool, str]:
-    """Execute a chapter against the package at ``pythonpath``; (failed, error name)."""
+_RELOAD = """
+import sys
+for _name in [n for n in sys.modules if n == "ensemble_ref" or n.startswith("ensemble_ref.")]:
+    del sys.modules[_name]
+sys.path[:] = [p for p in sys.path if not p.startswith({prefix!r})]
+sys.path.insert(0, {path!r})
+import ensemble_ref
+assert ensemble_ref.__file__.startswith({path!r}), ensemble_ref.__file__
+"""
+
+
+def run_chapter(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list[dict]:
+    """Execute ``chapter`` once per mutant, in one kernel, each time against its mutated copy.
+
+    The kernel imports the third-party libraries once; before each run the package is
+    dropped from ``sys.modules`` and the mutant's copy put first on ``sys.path``, so the
+    chapter's own ``import ensemble_ref`` loads the mutated formula. A run stops at the
+    first cell that raises: the mutant is killed.
+    """
     import jupytext
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
 
     source = ROOT / chapter
     nb = jupytext.read(source)
-    env = dict(os.environ, PYTHONPATH=f"{pythonpath}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
-               MPLBACKEND="Agg")
+    env = dict(os.environ, MPLBACKEND="Agg")
     env.pop("ENSEMBLES_VERIFIED_LEDGER", None)  # a mutant writes no ledger
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(source.parent)}})
-    try:
-        client.execute(env=env)
-    except CellExecutionError as err:
-        return True, getattr(err, "ename", type(err).__name__)
-    return False, ""
+    results = []
+    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp, client.setup_kernel(env=env):
+        for mutant in mutants:
+            start = time.perf_counter()
+            copy = Path(tmp) / mutant.id
+            shutil.copytree(ROOT / "ensemble_ref", copy / "ensemble_ref",
+                            ignore=shutil.ignore_patterns("__pycache__"))
+            relative = apply(mutant, copy / "ensemble_ref")
+            killed, error = False, ""
+            try:
+                client.execute_cell(nbformat_cell(_RELOAD.format(prefix=tmp, path=str(copy))), 0)
+                for index, cell in enumerate(nb.cells):
+                    if cell.cell_type == "code":
+                        client.execute_cell(cell, index)
+            except CellExecutionError as err:
+                killed, error = True, getattr(err, "ename", type(err).__name__)
+            results.append({"id": mutant.id, "chapter": chapter,
+                            "file": f"ensemble_ref/{relative}", "error": mutant.error,
+                            "killed": killed, "raised": error,
+                            "seconds": round(time.perf_counter() - start, 1)})
+    return results
 
 
-def run_mutant(mutant: Mutant) -> dict:
-    start = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix=f"mutant-{mutant.id}-") as tmp:
-        shutil.copytree(ROOT / "ensemble_ref", Path(tmp) / "ensemble_ref",
-                        ignore=shutil.ignore_patterns("__pycache__"))
-        relative = apply(mutant, Path(tmp) / "ensemble_ref")
-        killed, error = execute_chapter(mutant.chapter, Path(tmp))
-    return {"id": mutant.id, "chapter": mutant.chapter, "file": f"ensemble_ref/{relative}",
-            "error": mutant.error, "killed": killed, "raised": error,
-            "seconds": round(time.perf_counter() - start, 1)}
+def nbformat_cell(source: str):
+    import nbformat
+
+    return nbformat.v4.new_code_cell(source)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", nargs="*", help="mutant ids to run")
     parser.add_argument("--chapter", help="run the mutants of one chapter (path of its .md)")
-    parser.add_argument("--jobs", type=int, default=2, help="mutants run at once (default 2)")
+    parser.add_argument("--jobs", type=int, default=2, help="chapters run at once (default 2)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
     parser.add_argument("--json", type=Path, help="write the results to this file")
     args = parser.parse_args(argv)
@@ -323,8 +350,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.id:<30} {m.chapter:<42} {m.error}")
         return 0
     sys.path.insert(0, str(ROOT))
+    chapters: dict[str, list[Mutant]] = {}
+    for m in selected:
+        chapters.setdefault(m.chapter, []).append(m)
+    groups = sorted(chapters.items(), key=lambda kv: -len(kv[1]))  # longest first
     with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
-        results = list(pool.map(run_mutant, selected))
+        results = [r for group in pool.map(lambda kv: run_chapter(*kv), groups) for r in group]
     for r in results:
         verdict = f"killed ({r['raised']})" if r["killed"] else "SURVIVED"
         print(f"{r['id']:<30} {verdict:<22} {r['seconds']:>6.1f} s  {r['chapter']}")

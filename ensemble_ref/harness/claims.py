@@ -49,11 +49,14 @@ class Rival(NamedTuple):
     value : array-like
         What the rival predicts, in the place of the claim's reference value:
         the ``expected`` of :meth:`Claims.close`, the ``rhs`` of
-        :meth:`Claims.at_most` (or, with ``side="lhs"``, its ``lhs``), or the
+        :meth:`Claims.at_most` (or, with ``side="lhs"``, its ``lhs``), the
+        ``threshold`` of :meth:`Claims.at_least` (with ``side="lhs"``, its
+        ``measured``), or the
         condition of :meth:`Claims.holds` evaluated under the rival.
     side : {"expected", "rhs", "lhs"}, default="expected"
         Which argument of the check the rival's value replaces. ``"expected"``
-        means ``expected`` for ``close`` and ``rhs`` for ``at_most``.
+        means ``expected`` for ``close``, ``rhs`` for ``at_most`` and ``threshold``
+        for ``at_least``.
     """
 
     statement: str
@@ -203,6 +206,33 @@ class Claims:
                      tolerance=f"slack={slack:.3g}",
                      detail=f"largest excess lhs - rhs = {_fmt(np.max(gap))}", rival=rival,
                      margin=margin)
+
+    def at_least(self, statement: str, measured: Any, threshold: Any, *, slack: float = 0.0,
+                 rival: Rival | tuple | None = None) -> None:
+        """Claim ``measured >= threshold - slack`` for every element (a lower bound).
+
+        The mirror of :meth:`at_most`, for claims that a measured value reaches a
+        threshold ("the difference exceeds four standard errors"): the ledger shows
+        ``measured`` as measured and ``>= threshold`` as expected. The rival's value
+        replaces ``threshold`` (or ``measured`` with ``side="lhs"``, e.g. "no effect"
+        predicting a difference of 0); the rival's inequality must be violated by
+        more than ``slack`` somewhere.
+        """
+        if slack < 0:
+            raise ValueError(f"slack must be non-negative, got {slack}.")
+        rival = _as_rival(rival)
+        a = np.asarray(measured, dtype=float)
+        b = np.asarray(threshold, dtype=float)
+        shortfall = b - a
+        ok = bool(np.all(np.isfinite(a)) and np.all(shortfall <= slack))
+        margin = None
+        if rival is not None:
+            r_measured, r_threshold = (rival.value, b) if rival.side == "lhs" else (a, rival.value)
+            margin = at_most_margin(r_threshold, r_measured, slack)
+        self._record(statement, ok, measured=_fmt(a), expected=f">= {_fmt(b)}",
+                     tolerance=f"slack={slack:.3g}",
+                     detail=f"largest shortfall threshold - measured = {_fmt(np.max(shortfall))}",
+                     rival=rival, margin=margin)
 
     def holds(self, statement: str, condition: Any, *, measured: Any = None,
               detail: str = "", rival: Rival | tuple | None = None) -> None:
