@@ -27,7 +27,9 @@ saved in ``tests/artifacts/``, and three chapters are also shot at both widths
 the same checks on a deliberately broken page, to show that each check can fail.
 
 If ``/usr/bin/chromium`` is missing the test installs it with apt when it runs as
-root, and otherwise fails with the command to run; it is never skipped.
+root (waiting up to 15 minutes for the dpkg lock held by another installation, and
+naming the step that failed), and otherwise fails with the command to run; it is
+never skipped.
 """
 
 from __future__ import annotations
@@ -76,11 +78,16 @@ def ensure_chromium() -> Path:
         return CHROMIUM
     install = "apt-get update && apt-get install -y chromium"
     if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        proc = subprocess.run(["bash", "-c", install], capture_output=True, text=True,
-                              timeout=1200, env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"})
-        if proc.returncode == 0 and CHROMIUM.exists():
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        lock = ["-o", "DPkg::Lock::Timeout=900"]  # wait for another installation to finish
+        for step in (["apt-get", *lock, "update"], ["apt-get", *lock, "install", "-y", "chromium"]):
+            proc = subprocess.run(step, capture_output=True, text=True, timeout=2400, env=env)
+            if proc.returncode != 0:
+                pytest.fail(f"installing Chromium failed at '{' '.join(step)}' "
+                            f"(exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+        if CHROMIUM.exists():
             return CHROMIUM
-        pytest.fail(f"installing Chromium failed ({install}):\n{(proc.stdout + proc.stderr)[-3000:]}")
+        pytest.fail(f"after '{install}', {CHROMIUM} is still missing")
     pytest.fail(f"headless Chromium is required at {CHROMIUM}: install it with "
                 f"'sudo {install.replace('&& ', '&& sudo ')}' (Debian/Ubuntu package 'chromium').")
 

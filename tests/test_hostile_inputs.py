@@ -488,3 +488,18 @@ def test_hostile_input(case: Case):
         pytest.fail(f"accepted silently: expected an error naming {case.param!r}, "
                     f"got {type(result).__name__} {np.asarray(result).ravel()[:6]!r}")
     case.check(result)
+
+
+# ------------------------------------------------------------------ the battery, round two
+# tests/hostile_battery.py: new cases for every class of failure (score, feature names,
+# sparse input, labels, numerical range, AdaBoost's reweighting, configuration, math
+# helpers); each must end in a clear error or a checked result.
+
+from hostile_battery import CASES as BATTERY  # noqa: E402
+from hostile_battery import outcome  # noqa: E402
+
+
+@pytest.mark.parametrize("case", BATTERY, ids=[c.id for c in BATTERY])
+def test_battery_case(case):
+    result, detail = outcome(case)
+    assert result == "ok", f"{result}: {detail}"

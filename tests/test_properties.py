@@ -12,6 +12,10 @@
 * Bagging with one member, ``bootstrap=False`` and ``max_samples=1.0`` trains
   that member on the whole data set once, so it predicts exactly as the base
   estimator does.
+* Metamorphic relations: trees and forests are invariant to strictly monotone
+  transforms of the features; an integer weight equals repeated rows; renaming
+  the classes renames the predictions; shifting and scaling ``y`` shifts and
+  scales a regressor's predictions.
 
 Hypothesis runs derandomised (the same examples on every run) with a modest
 number of examples, so the suite is fast and deterministic.
@@ -28,10 +32,17 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from ensemble_ref import (
+    AdaBoostClassifier,
     BaggingClassifier,
     BaggingRegressor,
+    DecisionStump,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
+    GradientBoostingRegressor,
+    LeastSquaresRegressor,
+    RandomForestClassifier,
+    RandomForestRegressor,
+    SoftmaxRegression,
     cantelli_bound,
     cantelli_extremal,
     condorcet_bound,
@@ -40,6 +51,7 @@ from ensemble_ref import (
     oob_fractions,
     oob_mask,
 )
+from ensemble_ref.core.base import clone
 
 PROPERTY = settings(derandomize=True, max_examples=60, deadline=None, database=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -196,3 +208,113 @@ def test_single_pasted_member_is_the_base_regressor(data, max_depth, seed):
                            bootstrap=False, max_samples=1.0, random_state=seed).fit(X, y)
     assert np.array_equal(bag.predict(X_test), base.predict(X_test))
     assert np.array_equal(bag.predict(X), base.predict(X))
+
+
+# ------------------------------------------------------------------ metamorphic relations
+# The data: few distinct, well separated feature values (so float32 rounding merges
+# none of them, even after a transform), a target with continuous noise.
+
+MONOTONE = {  # strictly increasing maps, applied to every feature
+    "affine": lambda X: 3.0 * X - 7.0,
+    "cube": lambda X: X**3,
+    "exp": lambda X: np.exp(X / 8.0),
+}
+
+
+@st.composite
+def metamorphic_data(draw, classification: bool):
+    seed = draw(SEEDS)
+    n = draw(st.integers(8, 40))
+    d = draw(st.integers(1, 3))
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-20, 21, size=(n, d)).astype(float)
+    signal = X @ rng.normal(size=d)
+    if classification:
+        K = draw(st.integers(2, 3))
+        y = np.digitize(signal + rng.normal(size=n), np.quantile(signal, np.linspace(0, 1, K + 1)[1:-1]))
+        y[:2] = [0, 1]
+    else:
+        y = signal + rng.normal(size=n)
+    return X, y
+
+
+def _trees_and_forests(classification: bool, seed: int) -> list:
+    """Trees and forests without bootstrap: every member sees every training point, so
+    none of them falls between two thresholds (a midpoint is not preserved by a transform)."""
+    forest = RandomForestClassifier if classification else RandomForestRegressor
+    forest = forest(n_estimators=3, bootstrap=False, max_features=1, random_state=seed)
+    if classification:
+        return [DecisionTreeClassifier(max_depth=3), forest, DecisionStump()]
+    return [DecisionTreeRegressor(max_depth=3), forest, GradientBoostingRegressor(n_estimators=5, random_state=seed)]
+
+
+METAMORPHIC = settings(derandomize=True, max_examples=15, deadline=None, database=None,
+                       suppress_health_check=[HealthCheck.too_slow])
+
+
+@METAMORPHIC
+@given(data=metamorphic_data(classification=True), transform=st.sampled_from(sorted(MONOTONE)),
+       seed=SEEDS, classification=st.booleans())
+def test_trees_and_forests_are_invariant_to_monotone_feature_transforms(data, transform, seed,
+                                                                         classification):
+    """A split depends on the order of the values only: the same partitions, the same fit."""
+    X, y = data
+    if not classification:
+        y = y + np.random.default_rng(seed).normal(size=len(y))  # a continuous target
+    T = MONOTONE[transform]
+    for model in _trees_and_forests(classification, seed):
+        original = clone(model).fit(X, y).predict(X)
+        transformed = clone(model).fit(T(X), y).predict(T(X))
+        np.testing.assert_array_equal(transformed, original, err_msg=type(model).__name__)
+
+
+@METAMORPHIC
+@given(data=metamorphic_data(classification=True), seed=SEEDS)
+def test_integer_weights_equal_repeated_rows(data, seed):
+    """A weight k counts as k copies of the row (classification counts are exact sums)."""
+    X, y = data
+    counts = np.random.default_rng(seed).integers(1, 4, size=len(y))
+    for model in (DecisionTreeClassifier(max_depth=3), DecisionStump(),
+                  AdaBoostClassifier(n_estimators=5)):
+        weighted = clone(model).fit(X, y, sample_weight=counts)
+        repeated = clone(model).fit(np.repeat(X, counts, axis=0), np.repeat(y, counts))
+        np.testing.assert_array_equal(weighted.predict(X), repeated.predict(X),
+                                      err_msg=type(model).__name__)
+
+
+@METAMORPHIC
+@given(data=metamorphic_data(classification=True), seed=SEEDS)
+def test_predictions_are_equivariant_under_relabelling(data, seed):
+    """Renaming the classes renames the predictions: an order-preserving renaming keeps
+    every tie-break, a permutation permutes the probability columns."""
+    X, y = data
+    names = np.array(["ash", "birch", "cedar"])
+    permutation = np.random.default_rng(seed).permutation(3)
+    for model in (DecisionTreeClassifier(max_depth=3), RandomForestClassifier(n_estimators=3, random_state=seed),
+                  AdaBoostClassifier(n_estimators=5), SoftmaxRegression()):
+        base = clone(model).fit(X, y)
+        renamed = clone(model).fit(X, names[y])
+        np.testing.assert_array_equal(renamed.predict(X), names[base.predict(X)],
+                                      err_msg=type(model).__name__)
+        if isinstance(model, (DecisionTreeClassifier, RandomForestClassifier)):
+            permuted = clone(model).fit(X, permutation[y])  # class c becomes permutation[c]
+            P, Q = base.predict_proba(X), permuted.predict_proba(X)
+            present = np.unique(y)
+            np.testing.assert_allclose(Q[:, np.searchsorted(permuted.classes_, permutation[present])], P,
+                                       rtol=0, atol=1e-12, err_msg=type(model).__name__)
+
+
+@METAMORPHIC
+@given(data=metamorphic_data(classification=False), seed=SEEDS,
+       scale=st.sampled_from([0.25, 1.0, 8.0, 1024.0]), shift=st.sampled_from([0.0, -3.5, 1e3, 1e8]))
+def test_shifting_and_scaling_y_shifts_and_scales_regression_predictions(data, seed, scale, shift):
+    """f fitted to a y + b predicts a f(x) + b (trees grow on a centred y, least squares
+    centres; the tolerance is the rounding of the shifted targets)."""
+    X, y = data
+    models = _trees_and_forests(False, seed) + [LeastSquaresRegressor(fit_intercept=True)]
+    for model in models:
+        base = clone(model).fit(X, y).predict(X)
+        moved = clone(model).fit(X, scale * y + shift).predict(X)
+        np.testing.assert_allclose((moved - shift) / scale, base, rtol=1e-7,
+                                   atol=1e-9 * (1 + abs(shift) / scale) * np.abs(y).max(),
+                                   err_msg=type(model).__name__)

@@ -109,3 +109,50 @@ def test_nested_set_params_reaches_the_member():
 def test_repr_shows_changed_parameters():
     assert repr(RandomForestClassifier(n_estimators=7)) == "RandomForestClassifier(n_estimators=7)"
     assert repr(DecisionTreeRegressor()) == "DecisionTreeRegressor()"
+
+
+# --- two differences from scikit-learn, explained --------------------------------------
+
+
+def test_weighted_tree_on_wine_differs_only_where_sklearn_differs_from_itself():
+    """With min_samples_leaf=10 a leaf must take majority points along with a lone one, and
+    several features tie exactly; scikit-learn picks among them in a random feature order
+    (random_state), this tree the lowest feature. Its fit is one of scikit-learn's."""
+    from sklearn.datasets import load_wine
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    Xw, yw = load_wine(return_X_y=True)
+    w = np.random.default_rng(1).integers(1, 4, len(yw)).astype(float)
+    ours = DecisionTreeClassifier(min_samples_leaf=10).fit(Xw, yw, sample_weight=w).predict_proba(Xw)
+    theirs = [SkTree(min_samples_leaf=10, random_state=s).fit(Xw, yw, sample_weight=w).predict_proba(Xw)
+              for s in range(4)]
+    gaps = [np.abs(ours - P).max() for P in theirs]
+    assert min(gaps) == 0.0  # identical to scikit-learn for one of its seeds
+    assert max(np.abs(theirs[0] - P).max() for P in theirs) > 0.2  # which differ among themselves
+
+
+def test_absolute_error_boosting_differs_where_sklearn_splits_a_pure_node():
+    """Up to the first difference the stages agree exactly; there scikit-learn splits a node
+    whose pseudo-residuals are all equal (rounding makes its impurity positive), which
+    changes the leaf medians; this package's tree keeps such a node a leaf."""
+    from sklearn.ensemble import GradientBoostingRegressor as SkGB
+
+    from ensemble_ref import GradientBoostingRegressor
+
+    r = np.random.default_rng(0)
+    Xs = r.uniform(-3, 3, size=(300, 2))
+    ys = np.sin(Xs[:, 0]) + 0.5 * Xs[:, 1] + 0.3 * r.normal(size=300)
+    w = r.uniform(0.5, 2, 300)
+    ours = GradientBoostingRegressor(loss="absolute_error", n_estimators=60, random_state=0).fit(Xs, ys, w)
+    sk = SkGB(loss="absolute_error", n_estimators=60, random_state=0).fit(Xs, ys, sample_weight=w)
+    stages = zip(ours.staged_predict(Xs), sk.staged_predict(Xs))
+    first = next(m for m, (a, b) in enumerate(stages) if np.abs(a - b).max() > 1e-9)
+    assert first >= 5  # the first stages agree exactly
+    tree = sk.estimators_[first, 0].tree_
+    residual = np.where(ys - list(sk.staged_predict(Xs))[first - 1] >= 0, 1.0, -1.0)
+    leaves_of = sk.estimators_[first, 0].apply(Xs.astype(np.float32))
+    path = sk.estimators_[first, 0].decision_path(Xs.astype(np.float32)).toarray().astype(bool)
+    split_nodes = np.flatnonzero(tree.children_left >= 0)
+    pure_split = [j for j in split_nodes if np.unique(residual[path[:, j]]).size == 1]
+    assert pure_split, "scikit-learn split no node of equal pseudo-residuals at the first difference"
+    assert leaves_of.size == len(ys)

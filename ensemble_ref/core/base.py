@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 from typing import Any
 
 import numpy as np
+
+from .validation import check_sample_weight, check_target
 
 __all__ = [
     "BaseEstimator",
@@ -95,16 +98,47 @@ class BaseEstimator:
 
     def _check_is_fitted(self, attribute: str) -> None:
         if not hasattr(self, attribute):
-            raise NotFittedError(
+            raise _not_fitted_error()(
                 f"This {type(self).__name__} instance is not fitted yet; call 'fit' "
                 "with appropriate arguments before using this estimator."
             )
 
+    # What the estimator accepts, told to scikit-learn through its tags (read by
+    # __sklearn_tags__ below): NaN in X as a missing value, more than two classes,
+    # and whether it is meant to fit well on its own (a stump is not).
+    _allow_nan: bool = False
+    _binary_only: bool = False
+    _poor_score: bool = False
+
     # scikit-learn >= 1.6 reads estimator tags through this method.
     def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn
-        from sklearn.utils import Tags, TargetTags
+        from sklearn.utils import InputTags, Tags, TargetTags, TransformerTags
 
-        return Tags(estimator_type=None, target_tags=TargetTags(required=True))
+        tags = Tags(estimator_type=None, target_tags=TargetTags(required=True),
+                    input_tags=InputTags(allow_nan=self._allow_nan, sparse=False))
+        if hasattr(self, "transform"):  # stacking's meta-features
+            tags.transformer_tags = TransformerTags()
+        return tags
+
+
+_BOTH_NOT_FITTED: dict[type, type] = {}
+
+
+def _not_fitted_error() -> type:
+    """:class:`NotFittedError`, also a subclass of scikit-learn's when scikit-learn is loaded.
+
+    scikit-learn is not a dependency (and importing it would double the import
+    time), but when a program has imported it, its ``NotFittedError`` is the one
+    its tools catch; the error raised is then an instance of both.
+    """
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return NotFittedError
+    theirs = sklearn_exceptions.NotFittedError
+    if theirs not in _BOTH_NOT_FITTED:
+        _BOTH_NOT_FITTED[theirs] = type("NotFittedError", (NotFittedError, theirs),
+                                        {"__module__": __name__})
+    return _BOTH_NOT_FITTED[theirs]
 
 
 def _safe_equal(a: Any, b: Any) -> bool:
@@ -120,19 +154,22 @@ class ClassifierMixin:
     _estimator_type = "classifier"
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """Mean accuracy of ``self.predict(X)`` against ``y`` (optionally weighted)."""
-        y = np.asarray(y)
-        correct = self.predict(X) == y
-        if sample_weight is None:
-            return float(np.mean(correct))
-        return float(np.average(correct, weights=np.asarray(sample_weight, dtype=float)))
+        """Mean accuracy of ``self.predict(X)`` against ``y`` (optionally weighted).
+
+        ``y`` and ``sample_weight`` are validated as in ``fit`` (``X`` by ``predict``).
+        """
+        prediction = self.predict(X)
+        y = check_target(y, prediction.shape[0])
+        w = check_sample_weight(sample_weight, prediction.shape[0])
+        return float(np.average(prediction == y, weights=w))
 
     def __sklearn_tags__(self):  # pragma: no cover - exercised through sklearn
         from sklearn.utils import ClassifierTags
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "classifier"
-        tags.classifier_tags = ClassifierTags()
+        tags.classifier_tags = ClassifierTags(multi_class=not self._binary_only,
+                                              poor_score=self._poor_score)
         return tags
 
 
@@ -142,10 +179,14 @@ class RegressorMixin:
     _estimator_type = "regressor"
 
     def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
-        """R^2 of ``self.predict(X)`` against ``y`` (optionally weighted)."""
-        y = np.asarray(y, dtype=float)
-        w = np.ones_like(y) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-        residual = np.sum(w * (y - self.predict(X)) ** 2)
+        """R^2 of ``self.predict(X)`` against ``y`` (optionally weighted).
+
+        ``y`` and ``sample_weight`` are validated as in ``fit`` (``X`` by ``predict``).
+        """
+        prediction = self.predict(X)
+        y = check_target(y, prediction.shape[0], y_numeric=True)
+        w = check_sample_weight(sample_weight, prediction.shape[0], scale_free=True)
+        residual = np.sum(w * (y - prediction) ** 2)
         total = np.sum(w * (y - np.average(y, weights=w)) ** 2)
         if total == 0.0:
             return 1.0 if residual == 0.0 else 0.0
@@ -156,7 +197,7 @@ class RegressorMixin:
 
         tags = super().__sklearn_tags__()
         tags.estimator_type = "regressor"
-        tags.regressor_tags = RegressorTags()
+        tags.regressor_tags = RegressorTags(poor_score=self._poor_score)
         return tags
 
 

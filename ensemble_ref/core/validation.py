@@ -8,6 +8,8 @@ reported where it is made instead of surfacing later as a NaN.
 from __future__ import annotations
 
 import numbers
+import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -16,6 +18,7 @@ __all__ = [
     "check_array",
     "check_X_y",
     "check_sample_weight",
+    "check_class_weights",
     "check_random_state",
     "check_int",
     "check_float",
@@ -25,6 +28,9 @@ __all__ = [
     "check_pair",
     "check_estimator",
     "check_n_jobs",
+    "check_size",
+    "check_target",
+    "feature_names",
     "as_output",
 ]
 
@@ -86,8 +92,60 @@ def check_float(value: Any, name: str, *, low: float | None = None, high: float 
     return value
 
 
+def feature_names(X: Any) -> np.ndarray | None:
+    """The column names of a data frame when they are all strings, else ``None``.
+
+    Like scikit-learn, only string names are recorded (integer column labels, as
+    a frame built from an array has, are positions rather than names).
+    """
+    columns = getattr(X, "columns", None)
+    if columns is None or isinstance(X, np.ndarray):
+        return None
+    names = np.asarray(list(columns), dtype=object)
+    if names.size and all(isinstance(c, str) for c in names):
+        return names
+    return None
+
+
+def _check_feature_names(X: Any, estimator: Any, name: str) -> None:
+    """Compare the column names of ``X`` with those seen in ``fit`` (order included)."""
+    fitted = getattr(estimator, "feature_names_in_", None)
+    given = feature_names(X)
+    owner = type(estimator).__name__
+    if fitted is None and given is None:
+        return
+    if fitted is None:
+        warnings.warn(f"{name} has feature names, but {owner} was fitted without feature names",
+                      UserWarning, stacklevel=3)
+        return
+    if given is None:
+        warnings.warn(f"{name} does not have valid feature names, but {owner} was fitted with "
+                      "feature names", UserWarning, stacklevel=3)
+        return
+    if len(given) == len(fitted) and np.array_equal(given, fitted):
+        return
+    if len(given) == len(fitted) and set(given) == set(fitted):
+        problem = "are in a different order than in fit (reorder the columns)"
+    else:
+        unseen = [c for c in given if c not in set(fitted)][:5]
+        missing = [c for c in fitted if c not in set(given)][:5]
+        problem = (f"differ from those seen in fit: unseen {unseen}, missing {missing}")
+    raise ValueError(f"The feature names of {name} should match those that were passed during "
+                     f"fit: the feature names of {name} {problem}; fitted with {list(fitted)}.")
+
+
+def check_size(n_elements: Any, name: str, limit: float = 2.0**31) -> None:
+    """Refuse to allocate more than ``limit`` array elements (16 GiB of float64).
+
+    A huge count is almost always a typo; numpy would end in ``MemoryError``.
+    """
+    if float(n_elements) > limit:
+        raise ValueError(f"{name} asks for {float(n_elements):.3g} array elements, more than the "
+                         f"{limit:.3g} this implementation allocates; use a smaller {name}.")
+
+
 def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: bool = False,
-                n_features: int | None = None) -> np.ndarray:
+                n_features: int | None = None, estimator: Any = None) -> np.ndarray:
     """Convert ``X`` to a finite float64 array of shape ``(n_samples, n_features)``.
 
     Parameters
@@ -103,9 +161,19 @@ def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: b
         default direction for missing values.
     n_features : int, optional
         The number of columns seen in ``fit``; a different count is an error.
+    estimator : fitted estimator, optional
+        At prediction time: ``X`` must have ``estimator.n_features_in_`` columns and,
+        when the estimator was fitted on a data frame, the same column names in the
+        same order (``feature_names_in_``).
     """
     if X is None:
         raise TypeError(f"{name} must be an array-like of numbers, got None.")
+    if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse matrix or array
+        raise TypeError(f"{name} is a scipy sparse {type(X).__name__}; sparse input is not supported "
+                        f"by ensemble_ref: pass a dense array ({name}.toarray()).")
+    if estimator is not None:
+        _check_feature_names(X, estimator, name)
+        n_features = estimator.n_features_in_
     try:
         arr = np.asarray(X)
     except ValueError as exc:  # ragged nested sequences
@@ -113,11 +181,14 @@ def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: b
     if arr.dtype == object:
         try:
             arr = arr.astype(np.float64)
-        except (TypeError, ValueError):
-            raise ValueError(
+        except (TypeError, ValueError) as exc:
+            raise type(exc)(
                 f"{name} must be a rectangular array of real numbers; got ragged rows or "
-                "non-numeric entries."
+                f"non-numeric entries ({exc})."
             ) from None
+    if arr.dtype.kind == "c":
+        raise ValueError(f"{name} must contain real numbers: Complex data not supported "
+                         f"(got dtype {arr.dtype}).")
     if arr.dtype.kind not in "biuf":
         raise TypeError(
             f"{name} must contain real numbers (bool, int or float), got dtype {arr.dtype}."
@@ -127,12 +198,13 @@ def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: b
         if arr.ndim == 1:
             raise ValueError(
                 f"{name} must be 2-D of shape (n_samples, n_features), got a 1-D array of "
-                f"shape {arr.shape}; use X.reshape(-1, 1) for a single feature."
+                f"shape {arr.shape}. Reshape your data: {name}.reshape(-1, 1) for a single feature."
             )
         if arr.ndim != 2:
             raise ValueError(f"{name} must be 2-D of shape (n_samples, n_features), got {arr.ndim}-D.")
         if arr.shape[1] == 0:
-            raise ValueError(f"{name} must have at least one feature (column), got shape {arr.shape}.")
+            raise ValueError(f"{name} must have at least one feature (column): found array with "
+                             f"0 feature(s) (shape={arr.shape}) while a minimum of 1 is required.")
     if arr.shape[0] == 0:
         raise ValueError(f"{name} must contain at least one sample, got shape {arr.shape}.")
     if allow_nan:
@@ -141,41 +213,85 @@ def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: b
     elif not np.isfinite(arr).all():
         raise ValueError(f"{name} must not contain NaN or infinity.")
     if n_features is not None and ensure_2d and arr.shape[1] != n_features:
+        owner = "the estimator" if estimator is None else type(estimator).__name__
         raise ValueError(
-            f"{name} has {arr.shape[1]} features, but the estimator was fitted with {n_features} features."
+            f"{name} has {arr.shape[1]} features, but {owner} is expecting {n_features} features "
+            f"as input (it was fitted with {n_features} features)."
         )
     return arr
 
 
-def check_X_y(X: Any, y: Any, *, y_numeric: bool = False, allow_nan: bool = False
-              ) -> tuple[np.ndarray, np.ndarray]:
+def check_X_y(X: Any, y: Any, *, y_numeric: bool = False, allow_nan: bool = False,
+              estimator: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Validate a design matrix and a target of matching length.
 
     With ``y_numeric=True`` the target is converted to finite float64 values
-    (regression); otherwise it is returned as a 1-D array of labels.
+    (regression); otherwise it is returned as a 1-D array of labels. With
+    ``estimator``, records ``estimator.n_features_in_`` and, for a data frame
+    with string column names, ``estimator.feature_names_in_`` (predictions then
+    check them, see :func:`check_array`).
     """
-    X = check_array(X, "X", allow_nan=allow_nan)
     if y is None:
-        raise TypeError("y must be an array-like of targets, got None.")
+        raise ValueError("y is None: this estimator requires y to be passed, but the target y is None.")
+    X_checked = check_array(X, "X", allow_nan=allow_nan)
+    y = check_target(y, X_checked.shape[0], y_numeric=y_numeric)
+    if estimator is not None:
+        estimator.n_features_in_ = X_checked.shape[1]
+        names = feature_names(X)
+        if names is not None:
+            estimator.feature_names_in_ = names
+        elif hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+    return X_checked, y
+
+
+def _data_conversion_warning() -> type:
+    """scikit-learn's ``DataConversionWarning`` when scikit-learn is loaded, else ``UserWarning``."""
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    return UserWarning if sklearn_exceptions is None else sklearn_exceptions.DataConversionWarning
+
+
+def check_target(y: Any, n_samples: int, *, y_numeric: bool = False) -> np.ndarray:
+    """A 1-D target of length ``n_samples``: finite floats (``y_numeric``) or class labels."""
+    if y is None:
+        raise ValueError("y is None: this estimator requires y to be passed, but the target y is None.")
+    if hasattr(y, "toarray") and hasattr(y, "nnz"):
+        raise TypeError("y is a scipy sparse matrix; sparse input is not supported: pass a dense 1-D y.")
     y = np.asarray(y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected: y of shape "
+                      f"{y.shape} is used as shape ({y.shape[0]},).", _data_conversion_warning(),
+                      stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
-        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}.")
-    if y.shape[0] != X.shape[0]:
+        raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}; "
+                         "multi-output targets are not supported.")
+    if y.shape[0] != n_samples:
         raise ValueError(
-            f"X and y have inconsistent lengths: X has {X.shape[0]} samples, y has {y.shape[0]}."
+            f"X and y have inconsistent lengths: X has {n_samples} samples, y has {y.shape[0]}."
         )
     if y_numeric:
+        if y.dtype == object:
+            try:
+                y = y.astype(np.float64)
+            except (TypeError, ValueError):
+                raise TypeError("y must contain real numbers for regression, got non-numeric "
+                                "entries.") from None
         if y.dtype.kind not in "biuf":
             raise TypeError(f"y must contain real numbers for regression, got dtype {y.dtype}.")
         y = y.astype(np.float64)
         if not np.isfinite(y).all():
             raise ValueError("y must not contain NaN or infinity.")
         check_scale(y, "y")
+    elif y.dtype.kind == "c":
+        raise ValueError(f"Unknown label type: y must hold class labels, got complex values "
+                         f"(dtype {y.dtype}).")
     elif y.dtype.kind == "f" and not np.isfinite(y).all():
         raise ValueError("y must not contain NaN or infinity.")
-    return X, y
+    elif y.dtype.kind not in "biufUSO":
+        raise ValueError(f"Unknown label type: y must hold class labels (numbers or strings), "
+                         f"got dtype {y.dtype}.")
+    return y
 
 
 # Sums of squares of values beyond this range overflow or underflow in float64.
@@ -205,31 +321,76 @@ def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: in
     """Encode class labels as ``0..K-1``; return ``(classes, y_encoded)``.
 
     Raises a ``ValueError`` naming ``y`` when there are fewer than
-    ``min_classes`` distinct labels, or not exactly ``n_classes`` when given.
+    ``min_classes`` distinct labels, or not exactly ``n_classes`` when given;
+    when the labels mix types (strings and numbers, ``None``); and when ``y``
+    is continuous (floats that are not whole numbers): a regression target
+    passed to a classifier would otherwise make one class of every value.
     """
+    y = np.asarray(y)
+    kinds: set = set()
+    if y.dtype == object:
+        kinds = {"str" if isinstance(v, str) else
+                 "number" if isinstance(v, (numbers.Real, np.number)) and not isinstance(v, bool)
+                 else type(v).__name__ for v in y.tolist()}
+        if len(kinds) > 1 or not kinds <= {"str", "number", "bool"}:
+            raise ValueError(f"Unknown label type: y mixes labels of types {sorted(kinds)}; class "
+                             "labels must be all numbers or all strings (and never None).")
+    values = y.astype(np.float64) if y.dtype == object and kinds == {"number"} else y
+    if values.dtype.kind == "f" and not np.isfinite(values).all():
+        raise ValueError("y must not contain NaN or infinity.")
+    if values.dtype.kind == "f" and np.any(values != np.round(values)):
+        example = values[values != np.round(values)][0]
+        raise ValueError(f"Unknown label type: y is continuous (e.g. {example!r} is not a whole "
+                         "number); a classifier needs class labels. Use a regressor, or encode "
+                         "the classes as integers or strings.")
     classes, y_encoded = np.unique(y, return_inverse=True)
     if classes.size < min_classes:
         raise ValueError(
             f"y must contain at least {min_classes} classes, got {classes.size} "
-            f"({classes.tolist()})."
+            f"{'class' if classes.size == 1 else 'classes'} ({classes.tolist()[:10]})."
         )
     if n_classes is not None and classes.size != n_classes:
         raise ValueError(
             f"y must contain exactly {n_classes} classes for this estimator, got "
-            f"{classes.size} ({classes.tolist()})."
+            f"{classes.size} ({classes.tolist()[:10]})"
+            + (". Only binary classification is supported." if n_classes == 2 else ".")
         )
     return classes, y_encoded
 
 
-def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight"
-                        ) -> np.ndarray:
+def check_class_weights(y_encoded: np.ndarray, sample_weight: Any, classes: np.ndarray) -> None:
+    """Every class of ``y`` must keep a positive total weight (a log-odds start needs it)."""
+    if sample_weight is None:
+        return
+    w = check_sample_weight(sample_weight, y_encoded.shape[0])
+    totals = np.bincount(y_encoded, weights=w, minlength=classes.size)
+    if np.any(totals <= 0):
+        empty = classes[totals <= 0].tolist()
+        raise ValueError(f"sample_weight gives the classes {empty} of y a total weight of 0; every "
+                         "class needs a positive weight (drop its points from X and y instead).")
+
+
+def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_weight", *,
+                        scale_free: bool = False) -> np.ndarray:
     """Return non-negative, finite float64 weights of length ``n_samples`` with a positive sum.
 
-    ``None`` gives unit weights.
+    ``None`` gives unit weights. ``scale_free=True`` (estimators whose fit does
+    not depend on the scale of the weights: trees, gradient boosting, least
+    squares) returns equal positive weights as ones, and other weights multiplied
+    by the power of two that brings the largest into ``[1, 2)``: exact in floating
+    point, so weights of any scale (1e-300 or 1e300) give bit for bit the fit of
+    the rescaled ones, without underflow or overflow in the sums of the criterion.
     """
     if sample_weight is None:
         return np.ones(n_samples)
+    if hasattr(sample_weight, "toarray") and hasattr(sample_weight, "nnz"):
+        raise TypeError(f"{name} is a scipy sparse matrix; pass a dense 1-D array.")
     w = np.asarray(sample_weight)
+    if w.dtype == object:
+        try:
+            w = w.astype(np.float64)
+        except (TypeError, ValueError):
+            raise TypeError(f"{name} must contain real numbers, got non-numeric entries.") from None
     if w.dtype.kind not in "biuf":
         raise TypeError(f"{name} must contain real numbers, got dtype {w.dtype}.")
     w = w.astype(np.float64)
@@ -239,8 +400,15 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
         raise ValueError(f"{name} must not contain NaN or infinity.")
     if (w < 0).any():
         raise ValueError(f"{name} must be non-negative; found {int((w < 0).sum())} negative weights.")
-    if w.sum() <= 0:
+    if w.max(initial=0.0) <= 0:
         raise ValueError(f"{name} must have a positive sum; all weights are zero.")
+    if scale_free:
+        positive = w > 0
+        if np.all(w[positive] == w[positive][0]):
+            return positive.astype(np.float64)
+        w = np.ldexp(w, -np.frexp(w.max())[1] + 1)
+    if not np.isfinite(w.sum()):
+        raise ValueError(f"{name} sums to infinity; divide the weights by their largest value.")
     return w
 
 

@@ -48,11 +48,20 @@ by :math:`\sum_t w_t`. Hence, for the same learning rate,
   stops; if this happens in the first round there is no ensemble and ``fit``
   raises ``ValueError``.
 
+* :math:`0 \le \epsilon_t < n u` (:math:`u = 2^{-52}`) although :math:`h_t` errs on
+  points of positive initial weight: their weights have collapsed below the
+  rounding of a sum of the weights (a ``learning_rate`` above 1 squares the error
+  from round to round; the update itself is computed in log space and never
+  underflows to NaN). The error cannot be told from 0 and the vote would be set
+  by rounding noise, so boosting stops without :math:`h_t`
+  (``stop_reason_ = "degenerate"``).
+
 ``stop_reason_`` records which of these ended the loop.
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Any, Iterator
 
 import numpy as np
@@ -129,7 +138,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     sample_weights_ : ndarray of shape (T, n_samples)
         Only with ``record_weights=True``: row ``t`` is :math:`D_{t+1}`, the
         normalised weights that learner ``t`` was fitted on (each row sums to 1).
-    stop_reason_ : {"n_estimators", "perfect", "chance"}
+    stop_reason_ : {"n_estimators", "perfect", "chance", "degenerate"}
         Why the loop ended (see the module notes).
 
     Notes
@@ -178,7 +187,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes, y_enc = check_labels(y)
         T = check_int(self.n_estimators, "n_estimators", low=1)
         nu = check_float(self.learning_rate, "learning_rate", low=0.0, low_open=True)
@@ -190,14 +199,21 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         D = D / D.sum()  # D_1, the initial distribution
         self.classes_, self.n_classes_, self.n_features_in_ = classes, classes.size, X.shape[1]
         # the default stump: the sort order does not depend on the weights, so sort once
-        presorted = presort_stump(X) if self.estimator is None else None
+        counted = D > 0  # points of zero initial weight never count, nor set thresholds
+        presorted = (presort_stump(X[counted]), counted) if self.estimator is None else None
         self.estimators_, errors, alphas, Zs, history = [], [], [], [], []
         self.stop_reason_ = "n_estimators"
+        resolution = X.shape[0] * np.finfo(np.float64).eps  # rounding of a sum of the weights
         for t in range(T):
             h = self._weak_learner(X, y, y_enc, D, presorted, prototype, rng)
             wrong = self._class_index(h, X) != y_enc
             eps = formulas._weighted_error(D, wrong)  # eq-adaboost-eps
             if self._chance(eps, t):
+                break
+            if t > 0 and eps < resolution and np.any(wrong & counted):
+                # the learner errs only on points whose weights have collapsed (a large
+                # learning_rate): its error is not 0, only below the rounding of the weights
+                self.stop_reason_ = "degenerate"
                 break
             if self.record_weights:
                 history.append(D.copy())
@@ -217,12 +233,30 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         self.normalizers_ = np.array(Zs)
         if self.record_weights:
             self.sample_weights_ = np.array(history)
+        if nu > 1.0:
+            self._warn_if_worse_than_constant(X, y_enc, counted, nu)
         return self
+
+    def _warn_if_worse_than_constant(self, X, y_enc, counted, nu) -> None:
+        """With ``learning_rate > 1`` each vote can outgrow all the previous ones (the
+        error is raised to the power ``learning_rate`` from round to round), and the
+        ensemble can end below the majority class on its own training data: say so."""
+        F = sum(alpha * self._codes(h, X) for alpha, h in zip(self.estimator_weights_, self.estimators_))
+        accuracy = float(np.mean(self._label(F[:, 1] if self.n_classes_ == 2 else F)[counted]
+                                 == self.classes_[y_enc[counted]]))
+        majority = float(np.max(np.bincount(y_enc[counted])) / np.sum(counted))
+        if accuracy < majority:
+            warnings.warn(
+                f"AdaBoostClassifier ended with training accuracy {accuracy:.3f}, below the "
+                f"{majority:.3f} of the majority class: with learning_rate={nu:g} > 1 each vote "
+                f"outgrows the previous ones (stop_reason_={self.stop_reason_!r}); use a "
+                "learning_rate of at most 1.", UserWarning, stacklevel=3)
 
     def _weak_learner(self, X, y, y_enc, D, presorted, prototype, rng) -> Any:
         """h_t fitted to the weights D_t: the presorted stump, or a copy of ``estimator``."""
-        if presorted is not None:
-            stump = best_stump(*presorted, y_enc, D, self.n_classes_)
+        if presorted is not None:  # sorted without the points of zero initial weight
+            (order, Xs, ok), counted = presorted
+            stump = best_stump(order, Xs, ok, y_enc[counted], D[counted], self.n_classes_)
             return DecisionStump.from_split(self.classes_, X.shape[1], *stump)
         h = _clone(prototype, rng)
         return h.fit(X, y, sample_weight=D)
@@ -269,7 +303,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
             :math:`F_t(x) = \\sum_{s \\le t} \\alpha_s h_s(x)`.
         """
         self._check_is_fitted("estimators_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, estimator=self)
         F = np.zeros((X.shape[0], self.n_classes_))
         for alpha, h in zip(self.estimator_weights_, self.estimators_):
             F = F + alpha * self._codes(h, X)  # F_t = F_{t-1} + alpha_t h_t

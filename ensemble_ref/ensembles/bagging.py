@@ -202,7 +202,7 @@ class _BaseBagging(BaseEstimator):
 
     def _check_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("estimators_")
-        return check_array(X, "X", n_features=self.n_features_in_)
+        return check_array(X, "X", estimator=self)
 
 
 class BaggingClassifier(ClassifierMixin, _BaseBagging):
@@ -282,11 +282,19 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         self.n_classes_ = self.classes_.size
         w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
-        self._fit_ensemble(X, y_encoded, w, np.arange(self.n_classes_))
+        try:
+            self._fit_ensemble(X, y_encoded, w, np.arange(self.n_classes_))
+        except ValueError as exc:  # a member that cannot fit one class (trees know every class)
+            if "at least 2 classes" not in str(exc):
+                raise
+            raise ValueError(
+                f"a member's sample (max_samples={self.max_samples!r}) holds a single class of y, and "
+                f"{type(self._member_template()).__name__} needs two to fit: increase max_samples, "
+                f"or use tree members, which know every class ({exc})") from None
         return self
 
     def _set_oob(self, X: np.ndarray, y_encoded: np.ndarray) -> None:
@@ -380,7 +388,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         w = None if sample_weight is None else check_sample_weight(sample_weight, X.shape[0])
         self._fit_ensemble(X, y, w, None)
         return self

@@ -75,6 +75,7 @@ import numpy as np
 from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ..core.validation import (
     check_array,
+    check_class_weights,
     check_float,
     check_int,
     check_labels,
@@ -109,7 +110,7 @@ class _BaseGradientBoosting(BaseEstimator):
         self._validate_params()
         rng = check_random_state(self.random_state)
         n = X.shape[0]
-        sw = check_sample_weight(sample_weight, n)
+        sw = check_sample_weight(sample_weight, n, scale_free=True)
         L = get_loss(self.loss)
         nu = float(self.learning_rate)
         self.n_features_in_ = X.shape[1]
@@ -152,7 +153,7 @@ class _BaseGradientBoosting(BaseEstimator):
 
     def _staged_raw(self, X: Any) -> Iterator[np.ndarray]:
         self._check_is_fitted("estimators_")
-        X32 = to_float32(check_array(X, n_features=self.n_features_in_))  # validated once
+        X32 = to_float32(check_array(X, estimator=self))  # validated once
         F = np.full(X32.shape[0], self.init_)
         for tree in self.estimators_:
             F = F + self.learning_rate * tree.tree_.value[tree.tree_.apply(X32)]
@@ -242,7 +243,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         self._boost(X, y, sample_weight)
         return self
 
@@ -257,6 +258,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
 
 class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
+    _binary_only = True  # the log loss of two classes
     __doc__ = r"""Gradient boosting for two classes with the log loss and Newton leaf values.
 
     The raw score :math:`F` is the log-odds of ``classes_[1]``; the leaves hold
@@ -302,8 +304,9 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y01 = check_labels(y, n_classes=2)
+        check_class_weights(y01, sample_weight, self.classes_)
         self._boost(X, y01.astype(np.float64), sample_weight)
         return self
 

@@ -87,7 +87,7 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         check_scale(X, "X")  # least squares forms X^T X
         residual_gradient = get_loss("squared_error").unchecked("gradient")
         M = check_int(self.n_estimators, "n_estimators", low=1)
@@ -109,7 +109,7 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Yield :math:`f_m(X)` for ``m = 1, ..., M``, summing the learners one by one."""
         self._check_is_fitted("coefs_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, estimator=self)
         F = np.full(X.shape[0], self.init_)
         for a, beta in zip(self.intercepts_, self.coefs_):
             F = F + self.learning_rate * (a + X @ beta)  # f_m = f_{m-1} + nu b_m

@@ -161,9 +161,11 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
     # -- fitting ------------------------------------------------------------------------
     def fit(self, X: Any, y: Any) -> "MixtureOfExperts":
         """Fit by EM from ``n_init`` initialisations; returns ``self``."""
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         n, d = X.shape
-        E = check_int(self.n_experts, "n_experts", low=1, high=n)
+        E = check_int(self.n_experts, "n_experts", low=1)
+        if E > n:
+            raise ValueError(f"n_experts={E} exceeds the number of samples (n_samples = {n}).")
         max_iter = check_int(self.max_iter, "max_iter", low=1)
         tol = check_float(self.tol, "tol", low=0.0)
         gate_steps = check_int(self.gate_steps, "gate_steps", low=1)
@@ -241,7 +243,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
     # -- the fitted model ---------------------------------------------------------------
     def _checked(self, X: Any) -> np.ndarray:
         self._check_is_fitted("gate_coef_")
-        return check_array(X, "X", n_features=self.n_features_in_)
+        return check_array(X, "X", estimator=self)
 
     def gate_probabilities(self, X: Any) -> np.ndarray:
         """The gate :math:`g(x)` on each row of ``X``: shape (n, E), rows sum to one."""

@@ -115,21 +115,25 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
         """Solve the (weighted) least-squares problem; returns ``self``."""
         if not isinstance(self.fit_intercept, (bool, np.bool_)):
             raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
-        Z, y = check_X_y(X, y, y_numeric=True)
+        Z, y = check_X_y(X, y, y_numeric=True, estimator=self)
         check_scale(Z, "X")  # least squares forms X^T X
-        w = check_sample_weight(sample_weight, Z.shape[0])
-        A = np.column_stack([np.ones(len(y)), Z]) if self.fit_intercept else Z
+        w = check_sample_weight(sample_weight, Z.shape[0], scale_free=True)
+        # With an intercept, centre Z and y on their weighted means first: the
+        # intercept is then ybar - zbar . beta, and a large common offset of the
+        # features (|Z| near 1e15) cannot swamp the column of ones.
+        z_mean = np.average(Z, axis=0, weights=w) if self.fit_intercept else np.zeros(Z.shape[1])
+        y_mean = float(np.average(y, weights=w)) if self.fit_intercept else 0.0
         root_w = np.sqrt(w)
-        beta = np.linalg.lstsq(A * root_w[:, None], y * root_w, rcond=None)[0]
-        self.intercept_ = float(beta[0]) if self.fit_intercept else 0.0
-        self.coef_ = beta[1:] if self.fit_intercept else beta
+        self.coef_ = np.linalg.lstsq((Z - z_mean) * root_w[:, None], (y - y_mean) * root_w,
+                                     rcond=None)[0]
+        self.intercept_ = y_mean - float(z_mean @ self.coef_) if self.fit_intercept else 0.0
         self.n_features_in_ = Z.shape[1]
         return self
 
     def predict(self, X: Any) -> np.ndarray:
         """``intercept_ + X @ coef_``."""
         self._check_is_fitted("coef_")
-        return self.intercept_ + check_array(X, "X", n_features=self.n_features_in_) @ self.coef_
+        return self.intercept_ + check_array(X, "X", estimator=self) @ self.coef_
 
 
 class SoftmaxRegression(ClassifierMixin, BaseEstimator):
@@ -159,35 +163,49 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "SoftmaxRegression":
         """Fit by L-BFGS; returns ``self``."""
-        Z, y = check_X_y(X, y)
+        Z, y = check_X_y(X, y, estimator=self)
         lam = check_float(self.lam, "lam", low=0.0)
         self.classes_, y_encoded = check_labels(y)
-        w = check_sample_weight(sample_weight, Z.shape[0])
+        w = check_sample_weight(sample_weight, Z.shape[0], scale_free=True)
         w = w / w.sum()
         N, d = Z.shape
         K = self.classes_.size
         Y = np.zeros((N, K))
         Y[np.arange(N), y_encoded] = 1.0
 
+        # The same objective in standardised features U = (Z - m) / s, coefficients
+        # B' = B s (the penalty becomes sum (B'/s)^2): one problem, but
+        # well conditioned whatever the scale of Z (1e-50 or 1e50).
+        top = np.max(np.abs(Z), axis=0)
+        top = np.where(top > 0, top, 1.0)  # divide first: no overflow at |Z| near 1e300
+        m = np.average(Z / top, axis=0, weights=w)
+        s = np.sqrt(np.average((Z / top - m) ** 2, axis=0, weights=w))
+        constant = np.ptp(Z, axis=0) == 0  # exactly constant: no feature at all
+        s = np.where(constant | (s == 0), 1.0, s)
+        U = np.where(constant, 0.0, (Z / top - m) / s)
+        m, s = m * top, s * top
+        with np.errstate(over="ignore"):  # features at 1e-300: an infinite penalty, capped
+            penalty = lam * np.minimum((1.0 / s) ** 2, 1e300)
+
         def loss_and_gradient(theta):
             b, B = theta[:K], theta[K:].reshape(K, d)
-            S = b + Z @ B.T
+            S = b + U @ B.T
             S -= S.max(axis=1, keepdims=True)
             log_p = S - np.log(np.exp(S).sum(axis=1, keepdims=True))
             R = w[:, None] * (np.exp(log_p) - Y)  # gradient of the loss w.r.t. the scores
-            loss = -np.sum(w[:, None] * Y * log_p) + 0.5 * lam * np.sum(B * B)
-            return loss, np.concatenate([R.sum(axis=0), (R.T @ Z + lam * B).ravel()])
+            loss = -np.sum(w[:, None] * Y * log_p) + 0.5 * np.sum(penalty * B * B)
+            return loss, np.concatenate([R.sum(axis=0), (R.T @ U + penalty * B).ravel()])
 
         result = minimize(loss_and_gradient, np.zeros(K * (d + 1)), jac=True, method="L-BFGS-B")
-        self.intercept_ = result.x[:K]
-        self.coef_ = result.x[K:].reshape(K, d)
+        self.coef_ = result.x[K:].reshape(K, d) / s
+        self.intercept_ = result.x[:K] - self.coef_ @ m
         self.n_features_in_ = d
         return self
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Softmax of ``intercept_ + X @ coef_.T``."""
         self._check_is_fitted("coef_")
-        S = self.intercept_ + check_array(X, "X", n_features=self.n_features_in_) @ self.coef_.T
+        S = self.intercept_ + check_array(X, "X", estimator=self) @ self.coef_.T
         S -= S.max(axis=1, keepdims=True)
         P = np.exp(S)
         return P / P.sum(axis=1, keepdims=True)
@@ -208,7 +226,10 @@ class _BaseStacking(_NamedEstimators):
         names, members = self._validate_estimators()
         final = default_final if self.final_estimator is None else self.final_estimator
         check_estimator(final, "final_estimator")
-        cv = check_int(self.cv, "cv", low=2, high=X.shape[0])
+        cv = check_int(self.cv, "cv", low=2)
+        if cv > X.shape[0]:
+            raise ValueError(f"cv must be an integer in [2, {X.shape[0]}]: cv={cv} folds need at least "
+                             f"{cv} samples, got n_samples = {X.shape[0]}.")
         folds = stratified_kfold_indices(X.shape[0], cv, self.random_state, y=folds_y)
         # 2. out-of-fold meta-features: z_i from members that never saw point i
         Z = None
@@ -225,6 +246,10 @@ class _BaseStacking(_NamedEstimators):
         self.estimators_ = [_clone(m).fit(X, y) for m in members]
         self.named_estimators_ = dict(zip(names, self.estimators_))
         self.n_features_in_ = X.shape[1]
+
+    def fit_transform(self, X: Any, y: Any, **fit_params: Any) -> np.ndarray:
+        """``fit(X, y)``, then the meta-features of ``X`` from the refitted members."""
+        return self.fit(X, y, **fit_params).transform(X)
 
     def transform(self, X: Any) -> np.ndarray:
         """Meta-features of ``X`` from the refitted members (the meta-model's input)."""
@@ -281,7 +306,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
 
     def fit(self, X: Any, y: Any) -> "StackingClassifier":
         """Build the out-of-fold meta-features, fit the meta-model, refit the members."""
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         self._fit_stack(X, y_encoded, y_encoded, SoftmaxRegression())
         return self
@@ -339,7 +364,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
 
     def fit(self, X: Any, y: Any) -> "StackingRegressor":
         """Build the out-of-fold meta-features, fit the meta-model, refit the members."""
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         self._fit_stack(X, y, None, LeastSquaresRegressor())
         return self
 

@@ -48,7 +48,10 @@ class _NamedEstimators(BaseEstimator):
     def set_params(self, **params: Any) -> "_NamedEstimators":
         if "estimators" in params:
             self.estimators = params.pop("estimators")
-        names = [pair[0] for pair in self.estimators] if isinstance(self.estimators, (list, tuple)) else []
+        pairs = self.estimators if isinstance(self.estimators, (list, tuple)) else []
+        # only well-formed (name, estimator) pairs are reachable; fit reports the others
+        names = [pair[0] if isinstance(pair, (list, tuple)) and len(pair) == 2 else None
+                 for pair in pairs]
         own = {}
         for key, value in params.items():
             name, _, sub = key.partition("__")
@@ -87,7 +90,10 @@ class _NamedEstimators(BaseEstimator):
     def _validate_weights(self, n_members: int) -> np.ndarray:
         if self.weights is None:
             return np.ones(n_members)
-        w = np.asarray(self.weights, dtype=float)
+        try:
+            w = np.asarray(self.weights, dtype=float)
+        except (TypeError, ValueError):
+            w = np.array([np.nan])  # not numbers: reported just below
         if w.shape != (n_members,) or not np.all(np.isfinite(w)) or np.any(w < 0) or w.sum() <= 0:
             raise ValueError(
                 f"weights must be None or {n_members} non-negative finite numbers with a positive "
@@ -113,7 +119,7 @@ class _NamedEstimators(BaseEstimator):
 
     def _check_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("estimators_")
-        return check_array(X, "X", n_features=self.n_features_in_)
+        return check_array(X, "X", estimator=self)
 
 
 class VotingClassifier(ClassifierMixin, _NamedEstimators):
@@ -165,7 +171,7 @@ class VotingClassifier(ClassifierMixin, _NamedEstimators):
         """
         if self.voting not in ("hard", "soft"):
             raise ValueError(f"voting must be 'hard' or 'soft', got {self.voting!r}.")
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
@@ -234,7 +240,7 @@ class VotingRegressor(RegressorMixin, _NamedEstimators):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "VotingRegressor":
         """Fit a copy of every member on ``(X, y)``; returns ``self``."""
-        X, y = check_X_y(X, y, y_numeric=True)
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         if sample_weight is not None:
             sample_weight = check_sample_weight(sample_weight, X.shape[0])
         self._fit_members(X, y, sample_weight)

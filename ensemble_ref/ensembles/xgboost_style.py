@@ -81,6 +81,7 @@ import numpy as np
 from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ..core.validation import (
     check_array,
+    check_class_weights,
     check_float,
     check_int,
     check_labels,
@@ -142,6 +143,8 @@ class _SecondOrderBooster(BaseEstimator):
         :mod:`ensemble_ref.math.losses`.
     n_features_in_ : int
 """
+
+    _allow_nan = True  # NaN in X is a missing value (a learned default direction)
 
     _loss_name = ""  # set by the subclasses
 
@@ -220,7 +223,7 @@ class _SecondOrderBooster(BaseEstimator):
 
     def _raw_scores(self, X: Any) -> Iterator[np.ndarray]:
         self._check_is_fitted("trees_")
-        X = check_array(X, allow_nan=True, n_features=self.n_features_in_)
+        X = check_array(X, allow_nan=True, estimator=self)
         F, K = self._start(X.shape[0]), self._trees_per_round()
         for m in range(0, len(self.trees_), K):
             if K == 1:
@@ -231,7 +234,7 @@ class _SecondOrderBooster(BaseEstimator):
 
     def _margin(self, X: Any) -> np.ndarray:
         self._check_is_fitted("trees_")
-        X = check_array(X, allow_nan=True, n_features=self.n_features_in_)
+        X = check_array(X, allow_nan=True, estimator=self)
         K = self._trees_per_round()
         if K == 1:
             return self.base_margin_ + sum(tree.predict(X) for tree in self.trees_)
@@ -270,7 +273,7 @@ class XGBRegressor(RegressorMixin, _SecondOrderBooster):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True, allow_nan=True)
+        X, y = check_X_y(X, y, y_numeric=True, allow_nan=True, estimator=self)
         self._fit(X, y, sample_weight)
         return self
 
@@ -340,8 +343,9 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
         -------
         self
         """
-        X, y = check_X_y(X, y, allow_nan=True)
+        X, y = check_X_y(X, y, allow_nan=True, estimator=self)
         self.classes_, y_enc = check_labels(y, min_classes=2)
+        check_class_weights(y_enc, sample_weight, self.classes_)
         self._fit(X, y_enc.astype(np.float64) if self.classes_.size == 2 else y_enc,
                   sample_weight)
         return self

@@ -46,6 +46,10 @@ def kfold_indices(n_samples: int, n_splits: int, random_state: np.random.Generat
     N = check_int(n_samples, "n_samples", low=2)
     K = check_int(n_splits, "n_splits", low=2, high=N)
     rng = check_random_state(random_state, "random_state")
+    return _kfold(N, K, rng)  # validated now, not when the folds are first asked for
+
+
+def _kfold(N: int, K: int, rng: np.random.Generator) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     folds = np.array_split(rng.permutation(N), K)  # one shuffle, K near-equal folds F_j
     for j in range(K):
         test = np.sort(folds[j])

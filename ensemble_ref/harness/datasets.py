@@ -197,6 +197,8 @@ def flip_labels(y: Any, fraction: float,
     y = np.asarray(y)
     if y.ndim != 1:
         raise ValueError(f"y must be 1-D of shape (n_samples,), got shape {y.shape}.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("y must not contain NaN or infinity (NaN is not a class label).")
     classes = np.unique(y)
     if classes.size != 2:
         raise ValueError(f"y must contain exactly 2 classes, got {classes.size} "

@@ -51,11 +51,19 @@ def _alpha(eps, K, nu):
 
 
 def _reweight(D, yh, alpha):
-    """(D_{t+1}, Z_t) from D_t, the margins y_i h_t(x_i) in {-1, +1} and the vote alpha_t."""
-    D = D * np.exp(-alpha * yh)  # D_t(i) exp(-alpha_t y_i h_t(x_i))
-    Z = float(D.sum())  # eq-adaboost-z: Z_t
+    """(D_{t+1}, Z_t) from D_t, the margins y_i h_t(x_i) in {-1, +1} and the vote alpha_t.
+
+    Computed in log space: ``D_t(i) exp(-alpha_t y_i h_t(x_i))`` can underflow (or
+    overflow) for a large vote although the normalised weights are representable.
+    """
+    with np.errstate(divide="ignore"):  # a point of weight 0 keeps log-weight -inf
+        log_D = np.log(D) - alpha * yh  # log of D_t(i) exp(-alpha_t y_i h_t(x_i))
+    top = log_D.max()
+    D = np.exp(log_D - top)  # D_t(i) exp(-alpha_t y_i h_t(x_i)) / e^top
+    Z = float(D.sum())  # eq-adaboost-z: Z_t / e^top
     D = D / Z  # eq-adaboost-weights: D_{t+1}
-    return D, Z
+    with np.errstate(over="ignore"):  # Z_t itself may exceed float64 for a huge vote
+        return D, Z * float(np.exp(top))
 
 
 def _samme_codes(index, K):
@@ -70,7 +78,10 @@ def _proba(F, K):
     (n,)), p_k proportional to exp(F_k / (K - 1)) (SAMME scores of shape (n, K))."""
     scores = np.column_stack([-F, F]) if K == 2 else F  # the full SAMME score matrix
     Z = scores / (K - 1)  # population minimiser of the exponential loss (FHT 2000)
-    Z = Z - Z.max(axis=1, keepdims=True)  # stable softmax
+    top = Z.max(axis=1, keepdims=True)
+    # stable softmax; where the top score is +inf (a perfect learner's infinite vote)
+    # the limit puts all the probability on the classes that reach it
+    Z = np.where(np.isinf(top), np.where(Z == top, 0.0, -np.inf), Z - np.where(np.isinf(top), 0.0, top))
     P = np.exp(Z)
     return P / P.sum(axis=1, keepdims=True)
 

@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 from scipy.stats import binom
 
-from ..core.validation import check_int
+from ..core.validation import check_int, check_size
 from .bootstrap import oob_fraction_exact
 
 __all__ = [
@@ -91,6 +91,7 @@ def one_hot_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
     labels = np.asarray(labels)
     if labels.dtype.kind not in "iu" or (labels.size and (labels.min() < 0 or labels.max() >= K)):
         raise ValueError(f"labels must be integer class indices in [0, {K - 1}].")
+    check_size(float(labels.size) * K, "n_classes")
     return (labels[..., None] == np.arange(K)).astype(np.float64)
 
 

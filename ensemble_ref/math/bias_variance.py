@@ -202,6 +202,8 @@ def decompose_predictions(predictions: Any, f_test: Any, noise: float) -> BiasVa
     f_test = np.asarray(f_test, dtype=np.float64)
     if f_test.shape != P.shape[1:]:
         raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
+    if not np.isfinite(f_test).all():
+        raise ValueError("f_test must not contain NaN or infinity.")
     sigma = check_float(noise, "noise", low=0.0)
     R = P.shape[0]
     f_bar = P.mean(axis=0)  # Monte Carlo estimate of E_D f_D(x)
@@ -289,6 +291,8 @@ def expected_squared_error(predictions: Any, f_test: Any, noise: float,
     f_test = np.asarray(f_test, dtype=np.float64)
     if f_test.shape != P.shape[1:]:
         raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
+    if not np.isfinite(f_test).all():
+        raise ValueError("f_test must not contain NaN or infinity.")
     sigma = check_float(noise, "noise", low=0.0)
     K = check_int(n_draws, "n_draws", low=1)
     rng = check_random_state(random_state)

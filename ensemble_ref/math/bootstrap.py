@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validation import check_int, check_random_state
+from ..core.validation import check_int, check_random_state, check_size
 
 __all__ = [
     "oob_fraction_exact",
@@ -105,6 +105,7 @@ def bootstrap_indices(n_samples: int, rng: np.random.Generator | int | None,
     """
     N = check_int(n_samples, "n_samples", low=1)
     n_draws = N if n_draws is None else check_int(n_draws, "n_draws", low=1)
+    check_size(n_draws, "n_samples" if n_draws == N else "n_draws")
     rng = check_random_state(rng, "rng")
     return rng.integers(0, N, size=n_draws)
 
@@ -137,6 +138,7 @@ def oob_fractions(n_samples: int, n_repeats: int, rng: np.random.Generator | int
     N = check_int(n_samples, "n_samples", low=1)
     R = check_int(n_repeats, "n_repeats", low=1)
     rng = check_random_state(rng, "rng")
+    check_size(float(R) * N, "n_samples * n_repeats")
     draws = rng.integers(0, N, size=(R, N))  # R bootstrap samples, one per row
     drawn = np.zeros((R, N), dtype=bool)
     drawn[np.arange(R)[:, None], draws] = True

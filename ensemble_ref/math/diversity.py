@@ -52,7 +52,7 @@ def mean_pairwise_correlation(correct: Any) -> float:
         If there are fewer than two members, or a member is constant on the
         points (always right or always wrong), for which a correlation is undefined.
     """
-    C = np.asarray(correct, dtype=float)
+    C = check_array(correct, "correct", ensure_2d=False)
     if C.ndim != 2 or C.shape[0] < 2 or C.shape[1] < 2:
         raise ValueError(
             f"correct must have shape (n_members >= 2, n_points >= 2), got {C.shape}."

@@ -88,6 +88,9 @@ def newton_leaf_value(residual: Any, hessian: Any, weights: Any = None) -> float
     h = np.asarray(hessian, dtype=np.float64)
     if r.shape != h.shape or r.ndim != 1 or not (np.isfinite(r).all() and np.isfinite(h).all()):
         raise ValueError("residual and hessian must be finite 1-D arrays of the same length.")
+    if r.size == 0:
+        raise ValueError("residual and hessian must hold at least one value (an empty leaf has no "
+                         "Newton step).")
     if (h < 0).any():
         raise ValueError("hessian must be non-negative.")
     w = check_sample_weight(weights, r.size, name="weights")

@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.validation import as_output, check_pair
+from ..core.validation import as_output, check_pair, check_reals
 
 __all__ = [
     "sigmoid",
@@ -126,11 +126,7 @@ def sigmoid(F: Any) -> np.ndarray | float:
     Computed as :math:`\exp(-\log(1 + e^{-F}))` with ``numpy.logaddexp``, which
     is exact in floating point for large :math:`|F|` (no ``exp`` overflow).
     """
-    F = np.asarray(F)
-    if F.dtype.kind not in "biuf":
-        raise TypeError(f"F must contain real numbers, got dtype {F.dtype}.")
-    F = F.astype(np.float64)
-    return as_output(_sigmoid(F))
+    return as_output(_sigmoid(check_reals(F, "F")))
 
 
 # --- squared error -------------------------------------------------------------------

@@ -134,7 +134,10 @@ def structure_score(G: Any, H: Any, lam: float = 1.0, gamma: float = 0.0) -> flo
         :math:`-\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \gamma T` (equation
         ``eq-xgb-structure-score``); smaller is better.
     """
-    G, H = np.broadcast_arrays(np.atleast_1d(check_reals(G, "G")), np.atleast_1d(check_reals(H, "H")))
+    G, H = np.atleast_1d(check_reals(G, "G")), np.atleast_1d(check_reals(H, "H"))
+    if G.shape != H.shape or G.size == 0:
+        raise ValueError(f"G and H must hold one sum per leaf (at least one leaf), with the same "
+                         f"shape; got shapes {G.shape} and {H.shape}.")
     lam = _check_lam(lam, H)
     gamma = check_float(gamma, "gamma", low=0.0)
     return float(-0.5 * np.sum(_score(G, H, lam)) + gamma * G.size)  # eq-xgb-structure-score

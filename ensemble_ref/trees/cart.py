@@ -218,7 +218,7 @@ class _BaseDecisionTree(BaseEstimator):
 
     def _validate_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("tree_")
-        return to_float32(check_array(X, "X", n_features=self.n_features_in_))
+        return to_float32(check_array(X, "X", estimator=self))
 
     def apply(self, X: Any) -> np.ndarray:
         """Index (into ``tree_`` arrays) of the leaf each row of ``X`` falls into.
@@ -284,7 +284,9 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     Like scikit-learn's, the impurity is evaluated as ``Q/W - (S/W)^2``
     (:func:`~ensemble_ref.math.impurity.squared_error_impurity`), which loses precision when the targets
     have a large common offset (``|mean(y)|`` many orders of magnitude above
-    their spread); subtract the mean of ``y`` first in that case.
+    their spread); unlike scikit-learn, the tree therefore grows on ``y``
+    centred on its mid-range, so that a shift of ``y`` shifts the
+    predictions and changes no split.
 
     Examples
     --------
@@ -318,14 +320,22 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         -------
         self
         """
-        X, y = check_X_y(X, y, y_numeric=True)
-        w = check_sample_weight(sample_weight, X.shape[0])
+        X, y = check_X_y(X, y, y_numeric=True, estimator=self)
+        w = check_sample_weight(sample_weight, X.shape[0], scale_free=True)
         return self.fit_presorted(SortedColumns(to_float32(X)), y, w)
 
     def fit_presorted(self, data: SortedColumns, y: np.ndarray, w: np.ndarray
                       ) -> "DecisionTreeRegressor":
-        """Fit on features presorted once (a booster's rounds), ``y`` and ``w`` validated."""
-        self._grow_tree(data, SquaredError(y, w), w)
+        """Fit on features presorted once (a booster's rounds), ``y`` and ``w`` validated.
+
+        The criterion sees ``y`` centred on its mid-range (added back to the
+        leaf values): its sums of ``w y^2`` would otherwise lose the spread of
+        ``y`` to a large common offset (``y`` near 1e9 with spread 1).
+        """
+        positive = w > 0  # the mid-range: the same for weights or repeated rows, unlike a mean
+        offset = 0.5 * float(y[positive].min()) + 0.5 * float(y[positive].max())
+        self._grow_tree(data, SquaredError(y - offset, w), w)
+        self.tree_.value = self.tree_.value + offset
         return self
 
     def predict(self, X: Any) -> np.ndarray:
@@ -399,9 +409,9 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes, y_encoded = check_labels(y)
-        w = check_sample_weight(sample_weight, X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0], scale_free=True)
         return self.fit_encoded(X, y_encoded, w, classes)
 
     def fit_encoded(self, X: np.ndarray, y_encoded: np.ndarray, w: np.ndarray,

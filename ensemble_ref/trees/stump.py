@@ -36,6 +36,11 @@ def presort_stump(X: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return order, Xs, ok
 
 
+def _tie_tolerance(n: int, W: float) -> float:
+    """Errors closer than this are equal: the rounding bound of a sum of ``n`` weights."""
+    return 4.0 * n * np.finfo(np.float64).eps * W
+
+
 def best_stump(order: np.ndarray, Xs: np.ndarray, ok: np.ndarray, y: np.ndarray,
                 w: np.ndarray, n_classes: int) -> tuple[int, float, int, int, float]:
     """Stump with the smallest weighted 0-1 error, from the presorted features of :func:`presort_stump`.
@@ -56,7 +61,10 @@ def best_stump(order: np.ndarray, Xs: np.ndarray, ok: np.ndarray, y: np.ndarray,
         score = np.abs(S[:, -1:] - S)
         score += np.abs(S)  # W - 2 * error, to maximise (in place: n x d arrays are the cost)
         np.copyto(score, -1.0, where=~ok)
-        j, i = np.unravel_index(np.argmax(score), (d, n))  # first feature, then smallest threshold
+        # Equal errors up to the rounding of the cumulative sums (about n eps W) are
+        # ties: the first feature, then the smallest threshold, wins, so that the
+        # choice does not depend on the order of the additions (weights or repeated rows).
+        j, i = np.unravel_index(np.argmax(score >= score.max() - _tie_tolerance(n, W)), (d, n))
         err = max(0.5 * (W - score[j, i]), 0.0)
         left_class, right_class = int(S[j, i] > 0), int(S[j, -1] - S[j, i] > 0)
     else:
@@ -68,7 +76,7 @@ def best_stump(order: np.ndarray, Xs: np.ndarray, ok: np.ndarray, y: np.ndarray,
         # each side predicts its majority class and errs by the rest of its weight
         errors = (left - C.max(axis=0)) + ((W - left) - R.max(axis=0))
         np.copyto(errors, np.inf, where=~ok)
-        j, i = np.unravel_index(np.argmin(errors), (d, n))
+        j, i = np.unravel_index(np.argmax(errors <= errors.min() + _tie_tolerance(n, W)), (d, n))
         err = max(float(errors[j, i]), 0.0)
         left_class, right_class = int(np.argmax(C[:, j, i])), int(np.argmax(R[:, j, i]))
     if i == n - 1:  # the constant classifier
@@ -106,6 +114,8 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         Weighted 0-1 training error with the weights normalised to sum 1.
     """
 
+    _poor_score = True  # one split: a weak learner, not a classifier to use alone
+
     def __init__(self) -> None:
         pass
 
@@ -124,11 +134,12 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        X, y = check_X_y(X, y)
+        X, y = check_X_y(X, y, estimator=self)
         classes, y_enc = check_labels(y)
-        w = check_sample_weight(sample_weight, X.shape[0])
+        w = check_sample_weight(sample_weight, X.shape[0], scale_free=True)
         w = w / w.sum()
-        stump = best_stump(*presort_stump(X), y_enc, w, classes.size)
+        keep = w > 0  # points of zero weight play no part (not even in the thresholds)
+        stump = best_stump(*presort_stump(X[keep]), y_enc[keep], w[keep], classes.size)
         self._set_split(classes, X.shape[1], *stump)
         self.error_ = adaboost._weighted_error(w, self._predict_index(X) != y_enc)  # eq-adaboost-eps
         return self
@@ -157,5 +168,5 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
     def predict(self, X: Any) -> np.ndarray:
         """Predict ``left_class_`` where ``X[:, feature_] <= threshold_``, else ``right_class_``."""
         self._check_is_fitted("feature_")
-        X = check_array(X, n_features=self.n_features_in_)
+        X = check_array(X, estimator=self)
         return self.classes_[self._predict_index(X)]
