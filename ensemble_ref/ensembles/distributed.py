@@ -175,51 +175,80 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
     if max_depth < 1:
         raise ValueError(f"max_depth must be >= 1, got {max_depth}.")
     n_bins = 1 + max(len(c) for c in cuts)
-    # Node arrays, grown as lists (children are created in pairs, level by level).
-    left, right, feature, bins = [_LEAF], [_LEAF], [-2], [-1]
-    G, H, bracket, depth = [0.0], [0.0], [0.0], [0]
-    level, numbers = [0], []
+    nodes = _grow(shards, n_bins, max_depth, reg_lambda, gamma, min_child_weight, map_shards)
+    _prune(nodes, gamma)
+    return _assemble(nodes, cuts, reg_lambda, gamma, min_child_weight, learning_rate)
+
+
+class _Nodes:
+    """The node arrays of a growing tree, as lists (children are created in pairs, level by level)."""
+
+    def __init__(self) -> None:
+        self.left, self.right, self.feature, self.bins = [_LEAF], [_LEAF], [-2], [-1]
+        self.G, self.H, self.bracket, self.depth = [0.0], [0.0], [0.0], [0]
+        self.numbers: list[int] = []
+
+    def add_leaf(self, G: float, H: float, depth: int) -> int:
+        self.left.append(_LEAF), self.right.append(_LEAF), self.feature.append(-2), self.bins.append(-1)
+        self.G.append(G), self.H.append(H), self.bracket.append(0.0), self.depth.append(depth)
+        return len(self.left) - 1
+
+
+def _grow(shards: Sequence, n_bins: int, max_depth: int, reg_lambda: float, gamma: float,
+          min_child_weight: float, map_shards: Callable) -> _Nodes:
+    """Split level by level on the best candidate of each node's summed histogram."""
+    t = _Nodes()
+    level = [0]
     for d in range(max_depth):
-        hists = map_shards(shard_histograms, shards, np.array(left), np.array(right),
-                           np.array(feature), np.array(bins), np.array(level), n_bins)
+        hists = map_shards(shard_histograms, shards, np.array(t.left), np.array(t.right),
+                           np.array(t.feature), np.array(t.bins), np.array(level), n_bins)
         total = sum_histograms(list(hists))          # the all-reduce
-        numbers.append(int(total.size))
+        t.numbers.append(int(total.size))
         if d == 0:
-            G[0], H[0] = float(total[0, 0, :, 0].sum()), float(total[0, 0, :, 1].sum())
+            t.G[0], t.H[0] = float(total[0, 0, :, 0].sum()), float(total[0, 0, :, 1].sum())
         new_level = []
         for k, node in enumerate(level):
             split = best_split(total[k], reg_lambda, gamma, min_child_weight)
             if split is None or not 2 * (split.gain + gamma) > _MIN_BRACKET:
                 continue
-            left[node], right[node] = len(left), len(left) + 1
-            feature[node], bins[node] = split.feature, split.bin
-            bracket[node] = 2 * (split.gain + gamma)
+            t.left[node], t.right[node] = len(t.left), len(t.left) + 1
+            t.feature[node], t.bins[node] = split.feature, split.bin
+            t.bracket[node] = 2 * (split.gain + gamma)
             for Gc, Hc in ((split.G_L, split.H_L), (split.G_R, split.H_R)):
-                left.append(_LEAF), right.append(_LEAF), feature.append(-2), bins.append(-1)
-                G.append(Gc), H.append(Hc), bracket.append(0.0), depth.append(d + 1)
-                new_level.append(len(left) - 1)
+                new_level.append(t.add_leaf(Gc, Hc, d + 1))
         if not new_level:
             break
         level = new_level
-    # Prune from the bottom up: children have larger ids than their parents.
-    for i in reversed(range(len(left))):
+    return t
+
+
+def _prune(t: _Nodes, gamma: float) -> None:
+    """Remove, from the bottom up, splits of two leaves whose Gain is negative."""
+    left, right = t.left, t.right
+    for i in reversed(range(len(left))):  # children have larger ids than their parents
         if left[i] == _LEAF:
             continue
-        if left[left[i]] == _LEAF and left[right[i]] == _LEAF and 0.5 * bracket[i] - gamma < 0:
+        if left[left[i]] == _LEAF and left[right[i]] == _LEAF and 0.5 * t.bracket[i] - gamma < 0:
             left[i] = right[i] = _LEAF
-            feature[i], bins[i] = -2, -1
-    keep, new_id = [0], {0: 0}  # renumber the surviving nodes breadth-first
+            t.feature[i], t.bins[i] = -2, -1
+
+
+def _assemble(t: _Nodes, cuts: Sequence[np.ndarray], reg_lambda: float, gamma: float,
+              min_child_weight: float, learning_rate: float) -> HistogramTree:
+    """The surviving nodes, renumbered breadth-first, with their thresholds and leaf weights."""
+    left, right = t.left, t.right
+    keep, new_id = [0], {0: 0}
     for old in keep:
         for child in (left[old], right[old]):
             if child != _LEAF:
                 new_id[child] = len(keep)
                 keep.append(child)
-    G_, H_ = np.array([G[i] for i in keep]), np.array([H[i] for i in keep])
+    G_, H_ = np.array([t.G[i] for i in keep]), np.array([t.H[i] for i in keep])
     ok = (H_ >= min_child_weight) & (H_ > 0) & (H_ + reg_lambda > 0)
     weight = np.where(ok, leaf_weight(np.where(ok, G_, 0.0), np.where(ok, H_, 1.0), reg_lambda),
                       0.0)
-    feat = np.array([feature[i] for i in keep], dtype=np.intp)
-    b = np.array([bins[i] for i in keep], dtype=np.intp)
+    feat = np.array([t.feature[i] for i in keep], dtype=np.intp)
+    b = np.array([t.bins[i] for i in keep], dtype=np.intp)
     threshold = np.array([float(cuts[f][c]) if f >= 0 else -2.0 for f, c in zip(feat, b)])
     is_split = feat >= 0
     return HistogramTree(
@@ -227,5 +256,5 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
         children_right=np.array([new_id.get(right[i], _LEAF) for i in keep], dtype=np.intp),
         feature=feat, bin=b, threshold=threshold, G=G_, H=H_, weight=weight,
         value=learning_rate * weight,
-        gain=np.where(is_split, 0.5 * np.array([bracket[i] for i in keep]) - gamma, 0.0),
-        depth=np.array([depth[i] for i in keep], dtype=np.intp), allreduce_numbers=numbers)
+        gain=np.where(is_split, 0.5 * np.array([t.bracket[i] for i in keep]) - gamma, 0.0),
+        depth=np.array([t.depth[i] for i in keep], dtype=np.intp), allreduce_numbers=t.numbers)
