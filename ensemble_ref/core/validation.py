@@ -14,134 +14,28 @@ from typing import Any
 
 import numpy as np
 
+from .feature_names import _check_feature_names, feature_names  # noqa: F401
+from .scalars import (  # noqa: F401  (re-exported: one entry point for validation)
+    as_output,
+    check_estimator,
+    check_float,
+    check_int,
+    check_n_jobs,
+    check_pair,
+    check_random_state,
+    check_reals,
+    check_size,
+)
+
 __all__ = [
     "check_array",
     "check_X_y",
     "check_sample_weight",
     "check_class_weights",
-    "check_random_state",
-    "check_int",
-    "check_float",
     "check_labels",
     "check_scale",
-    "check_reals",
-    "check_pair",
-    "check_estimator",
-    "check_n_jobs",
-    "check_size",
     "check_target",
-    "feature_names",
-    "as_output",
 ]
-
-
-def check_random_state(seed: Any, name: str = "random_state") -> np.random.Generator:
-    """Turn ``seed`` into a :class:`numpy.random.Generator`.
-
-    ``None`` gives a fresh unseeded generator, an ``int`` a seeded one, and a
-    ``Generator`` is returned unchanged. The legacy global ``np.random`` state
-    is never used.
-    """
-    if isinstance(seed, np.random.Generator):
-        return seed
-    if seed is None:
-        return np.random.default_rng()
-    if isinstance(seed, (numbers.Integral, np.integer)) and not isinstance(seed, bool):
-        if seed < 0:
-            raise ValueError(f"{name} must be a non-negative integer, got {seed}.")
-        return np.random.default_rng(int(seed))
-    raise TypeError(
-        f"{name} must be None, a non-negative int or a numpy.random.Generator, "
-        f"got {type(seed).__name__}."
-    )
-
-
-def check_int(value: Any, name: str, *, low: int | None = None, high: int | None = None,
-              allow_none: bool = False) -> int | None:
-    """Check that ``value`` is an integer in ``[low, high]`` (bounds optional)."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (numbers.Integral, np.integer)):
-        accepted = "an int" + (" or None" if allow_none else "")
-        raise TypeError(f"{name} must be {accepted}, got {value!r} of type {type(value).__name__}.")
-    value = int(value)
-    if (low is not None and value < low) or (high is not None and value > high):
-        lo = "-inf" if low is None else low
-        hi = "inf" if high is None else high
-        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], got {value}.")
-    return value
-
-
-def check_float(value: Any, name: str, *, low: float | None = None, high: float | None = None,
-                low_open: bool = False, high_open: bool = False) -> float:
-    """Check that ``value`` is a finite real number within the given interval."""
-    if isinstance(value, bool) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
-        raise TypeError(f"{name} must be a real number, got {value!r} of type {type(value).__name__}.")
-    value = float(value)
-    bad = not np.isfinite(value)
-    if low is not None:
-        bad |= value <= low if low_open else value < low
-    if high is not None:
-        bad |= value >= high if high_open else value > high
-    if bad:
-        left = "(" if low_open else "["
-        right = ")" if high_open else "]"
-        lo = "-inf" if low is None else low
-        hi = "inf" if high is None else high
-        raise ValueError(f"{name} must be in {left}{lo}, {hi}{right}, got {value}.")
-    return value
-
-
-def feature_names(X: Any) -> np.ndarray | None:
-    """The column names of a data frame when they are all strings, else ``None``.
-
-    Like scikit-learn, only string names are recorded (integer column labels, as
-    a frame built from an array has, are positions rather than names).
-    """
-    columns = getattr(X, "columns", None)
-    if columns is None or isinstance(X, np.ndarray):
-        return None
-    names = np.asarray(list(columns), dtype=object)
-    if names.size and all(isinstance(c, str) for c in names):
-        return names
-    return None
-
-
-def _check_feature_names(X: Any, estimator: Any, name: str) -> None:
-    """Compare the column names of ``X`` with those seen in ``fit`` (order included)."""
-    fitted = getattr(estimator, "feature_names_in_", None)
-    given = feature_names(X)
-    owner = type(estimator).__name__
-    if fitted is None and given is None:
-        return
-    if fitted is None:
-        warnings.warn(f"{name} has feature names, but {owner} was fitted without feature names",
-                      UserWarning, stacklevel=3)
-        return
-    if given is None:
-        warnings.warn(f"{name} does not have valid feature names, but {owner} was fitted with "
-                      "feature names", UserWarning, stacklevel=3)
-        return
-    if len(given) == len(fitted) and np.array_equal(given, fitted):
-        return
-    if len(given) == len(fitted) and set(given) == set(fitted):
-        problem = "are in a different order than in fit (reorder the columns)"
-    else:
-        unseen = [c for c in given if c not in set(fitted)][:5]
-        missing = [c for c in fitted if c not in set(given)][:5]
-        problem = (f"differ from those seen in fit: unseen {unseen}, missing {missing}")
-    raise ValueError(f"The feature names of {name} should match those that were passed during "
-                     f"fit: the feature names of {name} {problem}; fitted with {list(fitted)}.")
-
-
-def check_size(n_elements: Any, name: str, limit: float = 2.0**31) -> None:
-    """Refuse to allocate more than ``limit`` array elements (16 GiB of float64).
-
-    A huge count is almost always a typo; numpy would end in ``MemoryError``.
-    """
-    if float(n_elements) > limit:
-        raise ValueError(f"{name} asks for {float(n_elements):.3g} array elements, more than the "
-                         f"{limit:.3g} this implementation allocates; use a smaller {name}.")
 
 
 def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: bool = False,
@@ -411,74 +305,4 @@ def check_sample_weight(sample_weight: Any, n_samples: int, name: str = "sample_
         raise ValueError(f"{name} sums to infinity; divide the weights by their largest value.")
     return w
 
-
-def check_reals(value: Any, name: str, low: float | None = None, high: float | None = None, *,
-                low_open: bool = False, high_open: bool = False, vector: bool = False,
-                message: str | None = None) -> np.ndarray:
-    """A float64 array of finite reals, optionally within ``[low, high]`` (ends optionally open).
-
-    ``vector=True`` also requires a non-empty 1-D array. ``message`` replaces the
-    interval in the error raised for an entry outside it.
-    """
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if vector and (arr.ndim != 1 or arr.size == 0):
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
-    bad = np.zeros(arr.shape, dtype=bool)
-    if low is not None:
-        bad |= (arr <= low) if low_open else (arr < low)
-    if high is not None:
-        bad |= (arr >= high) if high_open else (arr > high)
-    if low is None and high is None and not np.isfinite(arr).all():
-        raise ValueError(f"{name} must not contain NaN or infinity.")
-    if bad.any() or not np.isfinite(arr).all():
-        left, right = "(" if low_open else "[", ")" if high_open else "]"
-        interval = message or f"lie in {left}{low}, {high}{right}"
-        raise ValueError(f"{name} must {interval}, got {value!r}.")
-    return arr
-
-
-def check_pair(y: Any, F: Any, labels: str | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Labels or targets ``y`` and scores ``F``: finite float arrays of one shape.
-
-    ``labels="01"`` restricts ``y`` to {0, 1} (log loss), ``"pm1"`` to {-1, +1}.
-    """
-    y, F = np.asarray(y), np.asarray(F)
-    for name, a in (("y", y), ("F", F)):
-        if a.dtype.kind not in "biuf":
-            raise TypeError(f"{name} must contain real numbers, got dtype {a.dtype}.")
-    if y.shape != F.shape:
-        raise ValueError(f"y and F must have the same shape, got {y.shape} and {F.shape}.")
-    y, F = check_reals(y, "y"), check_reals(F, "F")
-    if labels == "01" and not np.isin(y, (0.0, 1.0)).all():
-        raise ValueError("y must contain only the labels 0 and 1 for the log loss.")
-    if labels == "pm1" and not np.isin(y, (-1.0, 1.0)).all():
-        raise ValueError("y must contain only the labels -1 and +1 for the exponential loss.")
-    return y, F
-
-
-def as_output(arr: np.ndarray) -> np.ndarray | float:
-    """A 0-d result as a Python float, any other array unchanged."""
-    return float(arr) if arr.ndim == 0 else arr
-
-
-def check_estimator(estimator: Any, name: str, method: str = "fit") -> None:
-    """Raise ``TypeError`` unless ``estimator`` is an unfitted estimator (``fit``, ``get_params``)."""
-    if not (hasattr(estimator, "fit") and hasattr(estimator, "get_params")):
-        raise TypeError(
-            f"{name} must be an unfitted estimator with fit and get_params methods, "
-            f"got {estimator!r}."
-        )
-
-
-def check_n_jobs(n_jobs: Any) -> int | None:
-    """``None`` or ``1``: sequential; another int (``-1`` = all cores): joblib workers."""
-    if n_jobs is None:
-        return None
-    n_jobs = check_int(n_jobs, "n_jobs")
-    if n_jobs == 0:
-        raise ValueError("n_jobs must be None, a positive int or a negative int (-1 = all cores), got 0.")
-    return n_jobs
 
