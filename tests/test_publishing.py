@@ -132,7 +132,8 @@ def test_reader_notebooks_branch_is_published_by_its_own_job():
 def test_requirements_are_fully_pinned_and_include_jupyterlab():
     lines = [line.strip() for line in (ROOT / "requirements.txt").read_text().splitlines()]
     pins = [line for line in lines if line and not line.startswith(("#", "-"))]
-    loose = [line for line in pins if not re.fullmatch(r"[A-Za-z0-9_.-]+==[A-Za-z0-9_.+!-]+", line)]
+    exact = re.compile(r"[A-Za-z0-9_.-]+(\[[A-Za-z0-9_,.-]+\])?==[A-Za-z0-9_.+!-]+")  # extras allowed
+    loose = [line for line in pins if not exact.fullmatch(line)]
     assert not loose, f"not pinned exactly: {loose}"
     names = {re.sub(r"[-_.]+", "-", line.split("==")[0]).lower() for line in pins}
     # JupyterLab opens the notebooks (README); catboost's own dependencies are pinned too

@@ -4,7 +4,7 @@ Each derivation or experiment exercise that ends in a number or a formula has a
 :class:`~ensemble_ref.harness.question.Question` here, registered under the
 exercise's label in ``QUESTIONS``: what it asks, the book's parameters, how a
 variant draws its own, the function that computes the answer from the book's
-formulas, and the usual mistakes. :mod:`ensemble_ref.harness.answers` checks
+formulas, and the usual mistakes. ``ensemble_ref.harness.answers`` checks
 answers against it.
 """
 
