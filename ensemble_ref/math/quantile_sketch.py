@@ -30,21 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from ..core.validation import check_reals
+
 __all__ = ["weighted_rank", "weighted_quantile_candidates", "rank_gaps"]
 
 
 def _values(x: Any, name: str = "x") -> np.ndarray:
     if x is None:
         raise TypeError(f"{name} must be a 1-D array of real numbers, got None.")
-    arr = np.asarray(x)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values.")
-    return arr
+    return check_reals(x, name, vector=True)  # the package's one validation of real vectors
 
 
 def _weights(h: Any, n: int) -> np.ndarray:

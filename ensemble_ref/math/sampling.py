@@ -32,6 +32,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..core.validation import check_reals
+
 __all__ = ["goss_counts", "goss_weights", "conflict_counts", "greedy_bundles", "bundle_offsets",
            "merge_bundle", "bin_histogram", "unbundle_histogram"]
 
@@ -47,15 +49,7 @@ def _rate(value: Any, name: str) -> float:
 def _vector(a: Any, name: str) -> np.ndarray:
     if a is None:
         raise TypeError(f"{name} must be a 1-D array of real numbers, got None.")
-    arr = np.asarray(a)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must contain only finite values.")
-    return arr
+    return check_reals(a, name, vector=True)  # the package's one validation of real vectors
 
 
 def _binned(X: Any, name: str = "X_binned") -> np.ndarray:
