@@ -15,8 +15,6 @@ reproducibility, ...) is printed.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 import time
 from collections import Counter, defaultdict
@@ -57,6 +55,11 @@ def pytest_collection_modifyitems(session, config, items):
     for item in items:
         if type(item).__name__ == "IPyNbCell" or Path(str(item.fspath)).name in BOOK_FILES:
             item.add_marker(pytest.mark.book)
+    # The fast layer first, then the tests of the book's stages in the order the stages
+    # finish; the stages themselves start in the background as soon as collection ends.
+    late = {name: k for k, name in enumerate(BOOK_ORDER)}
+    items.sort(key=lambda item: late.get(Path(str(item.fspath)).name, -1)
+               if item.get_closest_marker("book") else -1)
     book = (ROOT / "book").resolve()
     args = [Path(a.split("::")[0]).resolve() for a in config.args] or [ROOT]
     if not any(book == a or book.is_relative_to(a) or a.is_relative_to(book) for a in args):
@@ -74,52 +77,30 @@ def pytest_collection_modifyitems(session, config, items):
             "(jupytext --sync book/<chapter>.md) and nbval must be installed.")
 
 
-def jupyter_book() -> str:
-    exe = Path(sys.executable).with_name("jupyter-book")
-    return str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book")
-
-
-# Wall time of the book build, moved out of the test whose set-up triggered it
-# and reported as its own stage.
-_BUILD_SECONDS: list[float] = []
-
-
 @pytest.fixture(scope="session")
 def built_book() -> Path:
-    """Build the whole book strictly (README's build command) once; the HTML folder."""
-    start = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            [jupyter_book(), "build", ".", "-W", "-n", "--keep-going"],
-            cwd=ROOT, capture_output=True, text=True, timeout=3000,
-        )
-    finally:
-        _BUILD_SECONDS.append(time.perf_counter() - start)
-    log = proc.stdout + proc.stderr
-    (ROOT / "_build").mkdir(exist_ok=True)
-    (ROOT / "_build" / "build.log").write_text(log)
-    assert proc.returncode == 0, "strict book build failed:\n" + log[-6000:]
+    """The strict build of the whole book (README's build command, once); the HTML folder.
+
+    The build runs in the background from the start of the session (``tests/background.py``).
+    """
+    import background
+
+    build = background.BUILD.result()
+    assert build["returncode"] == 0, "strict book build failed:\n" + build["log"][-6000:]
     return HTML
 
 
 @pytest.fixture(scope="session")
-def fresh_env(tmp_path_factory) -> dict:
+def fresh_env() -> dict:
     """Every chapter executed once in a fresh environment made from requirements.txt.
 
     The second and last execution of the chapters in a test run (the first is the
-    book build); used by the Binder test and the reproducibility test.
+    book build); used by the Binder test and the reproducibility test. It runs in the
+    background from the start of the session (``tests/background.py``).
     """
-    sys.path.insert(0, str(ROOT / "tests"))
-    import fresh_env as fresh
+    import background
 
-    start = time.perf_counter()
-    try:
-        return fresh.run(tmp_path_factory.mktemp("fresh-env"))
-    finally:
-        _FRESH_SECONDS.append(time.perf_counter() - start)
-
-
-_FRESH_SECONDS: list[float] = []
+    return background.FRESH.result()
 
 
 # ---------------------------------------------------------------- time per stage
@@ -135,15 +116,24 @@ STAGE_OF_FILE = {
     "test_binder_env.py": "fresh environment (Binder)",
     "test_pdf.py": "PDF edition",
     "test_reader_notebooks.py": "reader notebooks",
+    "test_student_build.py": "student edition",
+    "test_student_notebooks.py": "student edition",
 }
 # Test files that execute chapters or build the book: the "book" layer
 # (``pytest -m "not book"`` runs the fast layer alone).
 BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "test_binder_env.py",
               "test_student_build.py", "test_student_notebooks.py", "test_publishing.py",
               "test_pdf.py", "test_reader_notebooks.py", "test_exercise_bank.py"}
+# The order of the book layer's test files at the end of the run: roughly the order in
+# which the background stages they need finish (tests/background.py).
+BOOK_ORDER = ["test_book.py", "test_reader_notebooks.py", "test_exercise_bank.py",
+              "test_publishing.py", "test_student_notebooks.py", "test_student_build.py",
+              "test_browser.py", "test_binder_env.py", "test_reproducibility.py", "test_pdf.py",
+              "test_mutations.py"]
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
-               "chapter sources and solutions", "notebooks (nbval)", "book build", "browser",
-               "reader notebooks", "PDF edition", "fresh environment (Binder)", "reproducibility",
+               "chapter sources and solutions", "notebooks (nbval)", "book build",
+               "reader notebooks", "student edition", "Chromium (Debian)", "browser",
+               "TeX Live (Debian)", "PDF edition", "fresh environment (Binder)", "reproducibility",
                "mutation test"]
 _stage_seconds: defaultdict[str, float] = defaultdict(float)
 _stage_tests: Counter[str] = Counter()
@@ -163,18 +153,21 @@ def pytest_sessionstart(session):
 
 def pytest_collection_finish(session):
     _stage_seconds["collection"] += time.perf_counter() - _clock.get("start", time.perf_counter())
+    if session.config.option.collectonly:
+        return
+    sys.path.insert(0, str(ROOT / "tests"))
+    import background
+
+    factory = getattr(session.config, "_tmp_path_factory", None)  # pytest's session folder
+    background.start_needed(session.items, factory.getbasetemp() if factory else None)
 
 
 def pytest_runtest_logreport(report):
     duration = report.duration
-    if report.when == "setup" and _BUILD_SECONDS:
-        build = _BUILD_SECONDS.pop()  # the build ran inside this set-up
-        _stage_seconds["book build"] += build
-        duration = max(0.0, duration - build)
-    if report.when == "setup" and _FRESH_SECONDS:
-        fresh = _FRESH_SECONDS.pop()  # the fresh environment was made inside this set-up
-        _stage_seconds["fresh environment (Binder)"] += fresh
-        duration = max(0.0, duration - fresh)
+    background = sys.modules.get("background")
+    if background is not None:  # time spent waiting for a background stage is the stage's
+        duration = max(0.0, duration - background.waited_since_report)
+        background.waited_since_report = 0.0
     stage = _stage(report)
     _stage_seconds[stage] += duration
     if report.when == "call":
@@ -185,10 +178,20 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if not _stage_seconds:
         return
     total = time.perf_counter() - _clock.get("start", time.perf_counter())
-    stages = [s for s in STAGE_ORDER if s in _stage_seconds]
-    stages += sorted(set(_stage_seconds) - set(stages))
+    background = sys.modules.get("background")
+    ran = {st.name: st.seconds for st in (background.STAGES if background else [])
+           if st.seconds is not None}
+    stages = [s for s in STAGE_ORDER if s in _stage_seconds or s in ran]
+    stages += sorted((set(_stage_seconds) | set(ran)) - set(stages))
+    write = terminalreporter.write_line
     terminalreporter.write_sep("=", "time per stage")
+    write(f"{'stage':32s} {'tests':>5s} {'in the tests':>14s} {'in the background':>19s}")
     for stage in stages:
-        count = f"{_stage_tests[stage]:5d} tests" if stage != "collection" else " " * 11
-        terminalreporter.write_line(f"{stage:32s} {count} {_stage_seconds[stage]:8.1f} s")
-    terminalreporter.write_line(f"{'total (pytest session)':32s} {' ' * 11} {total:8.1f} s")
+        count = f"{_stage_tests[stage]:5d}" if stage != "collection" else " " * 5
+        own = f"{_stage_seconds[stage]:12.1f} s" if stage in _stage_seconds else " " * 14
+        behind = f"{ran[stage]:17.1f} s" if stage in ran else ""
+        write(f"{stage:32s} {count} {own} {behind}")
+    write(f"{'total (wall clock)':32s} {' ' * 5} {total:12.1f} s")
+    if ran:
+        write("The background stages start when collection ends and run beside the tests and "
+              "each other; a test's time excludes its wait for them.")

@@ -154,7 +154,7 @@ def install_requirements(python: Path, repo: Path, env: dict, work: Path,
         assert code == 0, "pip download failed:\n" + out[-3000:]
     unpinned = []
     for attempt in range(20):
-        code, out = Pip(python, "install", "--no-index", "--find-links", str(wheels), "-r",
+        code, out = Pip(python, "install", "--no-compile", "--no-index", "--find-links", str(wheels), "-r",
                         "requirements.txt", cwd=repo, env=env,
                         log=work / f"install-{attempt}.log").wait()
         if code == 0:

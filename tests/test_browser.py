@@ -133,6 +133,9 @@ class LocalServer:
 @pytest.fixture(scope="module")
 def browser():
     """A headless Chromium context with a fresh profile directory."""
+    import background
+
+    background.CHROMIUM.result()  # installed, if needed, in the background (tests/background.py)
     executable = ensure_chromium()
     sync_playwright = playwright_api()
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile, \

@@ -8,9 +8,7 @@ formula the book says it verifies but does not; this test fails on any survivor.
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -44,24 +42,28 @@ def test_every_mutant_applies_once(tmp_path):
         assert (copy / changed).read_text() != (ROOT / "ensemble_ref" / changed).read_text()
 
 
+@pytest.fixture(scope="module")
+def mutation_run() -> dict:
+    """Every mutant and the harmless control, run in the background from the start of the
+    session (``tools/mutate_book.py --with-control``; ``tests/background.py``)."""
+    import background
+
+    run = background.MUTATION.result()
+    assert run["results"] is not None, "the mutation test did not run:\n" + run["log"]
+    return run
+
+
 @pytest.mark.book
-def test_a_harmless_rewrite_survives():
+def test_a_harmless_rewrite_survives(mutation_run):
     """The harness can report a survivor: a rewrite that changes no formula is not killed."""
-    harmless = mutate_book.Mutant(
-        "harmless", "book/03_wisdom_of_crowds.md", "ensemble_ref.cantelli_bound",
-        "# eq-cantelli", "# eq-cantelli (unchanged)", "nothing: a comment is rewritten")
-    [result] = mutate_book.run_chapter(harmless.chapter, [harmless])
-    assert not result["killed"], f"a harmless rewrite stopped the chapter: {result['raised']}"
+    [control] = [r for r in mutation_run["results"] if r["id"] == mutate_book.CONTROL.id]
+    assert not control["killed"], f"a harmless rewrite stopped the chapter: {control['raised']}"
 
 
 @pytest.mark.book
-def test_every_mutant_is_killed(tmp_path):
-    out = tmp_path / "mutants.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "mutate_book.py"), "--jobs", "2",
-                           "--json", str(out)], cwd=ROOT, capture_output=True, text=True,
-                          timeout=1800)
-    assert out.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    results = json.loads(out.read_text())
+def test_every_mutant_is_killed(mutation_run):
+    results = [r for r in mutation_run["results"] if r["id"] != mutate_book.CONTROL.id]
+    assert {r["id"] for r in results} == {m.id for m in mutate_book.MUTANTS}
     survivors = [f"{r['id']} ({r['chapter']}): {r['error']}" for r in results if not r["killed"]]
     print("\n".join(f"{r['id']:<30} {'killed' if r['killed'] else 'SURVIVED'} "
                     f"({r['raised'] or '-'}) {r['seconds']} s" for r in results))

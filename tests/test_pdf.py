@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -51,18 +50,14 @@ def ensure_tex() -> None:
 
 @pytest.fixture(scope="module")
 def pdf(built_book) -> dict:
-    ensure_tex()
-    summary_path = ROOT / "_build" / "pdf" / "summary.json"
-    summary_path.unlink(missing_ok=True)  # a summary left by an earlier build proves nothing
-    start = time.perf_counter()
-    proc = subprocess.run([sys.executable, "tools/build_pdf.py"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=2400)
-    assert summary_path.is_file(), f"the PDF build failed:\n{(proc.stdout + proc.stderr)[-5000:]}"
-    summary = json.loads(summary_path.read_text())
-    summary["wall_seconds"] = round(time.perf_counter() - start, 1)
-    summary["returncode"] = proc.returncode
-    summary["log"] = (proc.stdout + proc.stderr)[-3000:]
-    return summary
+    """The PDF build's summary (the build runs in the background after the HTML build and
+    the installation of TeX Live: ``tests/background.py``)."""
+    import background
+
+    build = background.PDF.result()
+    assert build["summary"] is not None, f"the PDF build failed:\n{build['log'][-5000:]}"
+    return {**build["summary"], "wall_seconds": build["wall_seconds"],
+            "returncode": build["returncode"], "log": build["log"][-3000:]}
 
 
 def test_pdf_builds_without_missing_glyphs_or_references(pdf):

@@ -285,6 +285,12 @@ assert ensemble_ref.__file__.startswith({path!r}), ensemble_ref.__file__
 """
 
 
+# A rewrite that changes no formula: the chapter must survive it, or the harness would
+# "kill" every mutant whatever it changed.
+CONTROL = Mutant("control-harmless", "book/03_wisdom_of_crowds.md", "ensemble_ref.cantelli_bound",
+                 "# eq-cantelli", "# eq-cantelli (unchanged)", "nothing: a comment is rewritten")
+
+
 def run_chapter(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list[dict]:
     """Execute ``chapter`` once per mutant, in one kernel, each time against its mutated copy.
 
@@ -338,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--chapter", help="run the mutants of one chapter (path of its .md)")
     parser.add_argument("--jobs", type=int, default=2, help="chapters run at once (default 2)")
     parser.add_argument("--list", action="store_true", help="list the mutants and exit")
+    parser.add_argument("--with-control", action="store_true",
+                        help="also run the harmless control rewrite, which must survive")
     parser.add_argument("--json", type=Path, help="write the results to this file")
     args = parser.parse_args(argv)
     selected = [m for m in MUTANTS if (not args.only or m.id in args.only)
@@ -350,6 +358,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{m.id:<30} {m.chapter:<42} {m.error}")
         return 0
     sys.path.insert(0, str(ROOT))
+    if args.with_control:
+        selected.append(CONTROL)
     chapters: dict[str, list[Mutant]] = {}
     for m in selected:
         chapters.setdefault(m.chapter, []).append(m)
@@ -359,11 +369,15 @@ def main(argv: list[str] | None = None) -> int:
     for r in results:
         verdict = f"killed ({r['raised']})" if r["killed"] else "SURVIVED"
         print(f"{r['id']:<30} {verdict:<22} {r['seconds']:>6.1f} s  {r['chapter']}")
+    control = [r for r in results if r["id"] == CONTROL.id]
+    results = [r for r in results if r["id"] != CONTROL.id]
     killed = sum(r["killed"] for r in results)
     print(f"{killed} of {len(results)} mutants killed")
+    if control:
+        print(f"the harmless control {'was KILLED' if control[0]['killed'] else 'survived'}")
     if args.json:
-        args.json.write_text(json.dumps(results, indent=1))
-    return 0 if killed == len(results) else 1
+        args.json.write_text(json.dumps(results + control, indent=1))
+    return 0 if killed == len(results) and not any(r["killed"] for r in control) else 1
 
 
 if __name__ == "__main__":
