@@ -179,17 +179,21 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         return
     total = time.perf_counter() - _clock.get("start", time.perf_counter())
     background = sys.modules.get("background")
-    ran = {st.name: st.seconds for st in (background.STAGES if background else [])
-           if st.seconds is not None}
+    t0 = _clock.get("start", 0.0)
+    ran = {st.name: st for st in (background.STAGES if background else []) if st.span}
     stages = [s for s in STAGE_ORDER if s in _stage_seconds or s in ran]
     stages += sorted((set(_stage_seconds) | set(ran)) - set(stages))
     write = terminalreporter.write_line
     terminalreporter.write_sep("=", "time per stage")
-    write(f"{'stage':32s} {'tests':>5s} {'in the tests':>14s} {'in the background':>19s}")
+    write(f"{'stage':32s} {'tests':>5s} {'in the tests':>14s} {'in the background':>19s}"
+          f"  {'(from - to)':>15s}")
     for stage in stages:
         count = f"{_stage_tests[stage]:5d}" if stage != "collection" else " " * 5
         own = f"{_stage_seconds[stage]:12.1f} s" if stage in _stage_seconds else " " * 14
-        behind = f"{ran[stage]:17.1f} s" if stage in ran else ""
+        behind = ""
+        if stage in ran:
+            a, b = (t - t0 for t in ran[stage].span)
+            behind = f"{ran[stage].seconds:17.1f} s  ({a:5.0f} - {b:5.0f} s)"
         write(f"{stage:32s} {count} {own} {behind}")
     write(f"{'total (wall clock)':32s} {' ' * 5} {total:12.1f} s")
     if ran:

@@ -20,6 +20,7 @@ the test.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -40,11 +41,13 @@ waited_since_report = 0.0
 class Stage:
     """A long step of the test run, run once in a background thread."""
 
-    def __init__(self, name: str, target: Callable[[], object], after: tuple[Stage, ...] = ()):
-        self.name, self._target, self._after = name, target, after
+    def __init__(self, name: str, target: Callable[[], object], after: tuple[Stage, ...] = (),
+                 nice: int = 0):
+        self.name, self._target, self._after, self.nice = name, target, after, nice
         self.value: object = None
         self.error: BaseException | None = None
         self.seconds: float | None = None  # wall time of the stage itself
+        self.span: tuple[float, float] | None = None  # start and end (perf_counter)
         self.waited = 0.0  # time tests spent waiting for it
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
@@ -65,6 +68,8 @@ class Stage:
         except BaseException as err:  # noqa: BLE001 - a stage this one needs has failed
             self.error = err
             return
+        if self.nice and hasattr(os, "setpriority"):  # this thread and the processes it starts
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), self.nice)
         start = time.perf_counter()
         try:
             self.value = self._target()
@@ -72,6 +77,7 @@ class Stage:
             self.error = err
         finally:
             self.seconds = time.perf_counter() - start
+            self.span = (start, start + self.seconds)
 
     def result(self, count_wait: bool = True):
         """Wait for the stage (starting it if needed); its value, or its failure raised."""
@@ -154,8 +160,10 @@ CHROMIUM = Stage("Chromium (Debian)", _chromium)
 TEX = Stage("TeX Live (Debian)", _tex_live, after=(CHROMIUM,))  # one apt at a time
 STUDENT = Stage("student edition", _student_build, after=(BUILD,))
 PDF = Stage("PDF edition", _pdf_build, after=(BUILD, TEX))
-FRESH = Stage("fresh environment (Binder)", _fresh_environment)
-MUTATION = Stage("mutation test", _mutation_test)
+# The book build and the tests that wait for it are the longest path through the run;
+# the two stages that nothing waits for until the end give way to them.
+FRESH = Stage("fresh environment (Binder)", _fresh_environment, nice=10)
+MUTATION = Stage("mutation test", _mutation_test, nice=10)
 STAGES = [BUILD, CHROMIUM, TEX, STUDENT, PDF, FRESH, MUTATION]
 
 # The stages each test file needs (a test of the mutation harness itself needs none).

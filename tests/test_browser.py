@@ -34,6 +34,8 @@ never skipped.
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import functools
 import html.parser
 import http.server
@@ -130,12 +132,13 @@ class LocalServer:
         self.httpd.server_close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    """A headless Chromium context with a fresh profile directory."""
-    import background
+@contextlib.contextmanager
+def chromium_context():
+    """A headless Chromium context with a fresh profile directory.
 
-    background.CHROMIUM.result()  # installed, if needed, in the background (tests/background.py)
+    Playwright's synchronous API belongs to the thread that starts it: each thread
+    that checks pages opens its own context with this function.
+    """
     executable = ensure_chromium()
     sync_playwright = playwright_api()
     with tempfile.TemporaryDirectory(prefix="chromium-profile-") as profile, \
@@ -146,6 +149,16 @@ def browser():
         context.set_default_timeout(PAGE_TIMEOUT_MS)
         yield context
         context.close()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """A Chromium context for the tests of this module (the main thread's)."""
+    import background
+
+    background.CHROMIUM.result()  # installed, if needed, in the background (tests/background.py)
+    with chromium_context() as context:
+        yield context
 
 
 # --------------------------------------------------------------------------- checks
@@ -462,6 +475,35 @@ def test_the_checks_can_fail(browser, tmp_path):
     assert info["containers"] >= 1, "MathJax did not typeset the planted formulas"
 
 
+def check_pages(context, server: LocalServer, pages: list[str], chapters: set[str]) -> dict:
+    """Check ``pages`` one after the other in one tab: problems per page and the counts."""
+    failures: dict[str, list[str]] = {}
+    typeset = mathjax_requests = 0
+    axe = axe_source()
+    tab = Tab(context)
+    for relpath in pages:
+        shot = ARTIFACTS / (relpath[:-5].replace("/", "__") + ".png") if relpath in chapters else None
+        problems, info = check_page(tab, server, relpath, screenshot=shot, axe=axe)
+        typeset += info["containers"]
+        mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
+        stem = relpath[:-5].replace("/", "__")
+        if relpath in SHOT_CHAPTERS:
+            tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"))
+        # A phone's width: the same page, laid out again at 412 px (the layout is CSS
+        # alone; loading the page a second time would only cost time).
+        if 'http-equiv="refresh"' not in (server.root / relpath).read_text(encoding="utf-8"):
+            problems += narrow_width_problems(tab)
+            if relpath in SHOT_CHAPTERS:
+                tab.page.evaluate("() => document.querySelector('div.math')"
+                                  "?.scrollIntoView({block: 'center'})")
+                tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{NARROW}.png"))
+            tab.page.set_viewport_size({"width": WIDE, "height": 900})
+        if problems:
+            failures[relpath] = problems
+    tab.close()
+    return {"failures": failures, "typeset": typeset, "mathjax_requests": mathjax_requests}
+
+
 def test_every_page_in_a_browser(browser, built_book):
     chapters = {nb.relative_to(ROOT).with_suffix(".html").as_posix() for nb in chapter_notebooks()}
     pages = book_pages(built_book)
@@ -470,33 +512,21 @@ def test_every_page_in_a_browser(browser, built_book):
         "MathJax is not served with the book (html_extra_path, _ext/offline_mathjax.py)"
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
-    failures: dict[str, list[str]] = {}
-    typeset = 0
-    mathjax_requests = 0
-    axe = axe_source()
-    tab = Tab(browser)
+    # Two browsers, one per core, each checking every other page (the largest pages,
+    # first in a list sorted by size, are shared out evenly).
+    by_size = sorted(pages, key=lambda rel: -(built_book / rel).stat().st_size)
+    halves = [by_size[0::2], by_size[1::2]]
     with LocalServer(built_book) as server:
-        for relpath in pages:
-            shot = ARTIFACTS / (relpath[:-5].replace("/", "__") + ".png") if relpath in chapters else None
-            problems, info = check_page(tab, server, relpath, screenshot=shot, axe=axe)
-            typeset += info["containers"]
-            mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
-            stem = relpath[:-5].replace("/", "__")
-            if relpath in SHOT_CHAPTERS:
-                tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"))
-            # A phone's width: the same page, laid out again at 412 px (the layout is CSS
-            # alone; loading the page a second time would only cost time).
-            if 'http-equiv="refresh"' not in (built_book / relpath).read_text(encoding="utf-8"):
-                problems += narrow_width_problems(tab)
-                if relpath in SHOT_CHAPTERS:
-                    tab.page.evaluate("() => document.querySelector('div.math')"
-                                      "?.scrollIntoView({block: 'center'})")
-                    tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{NARROW}.png"))
-                tab.page.set_viewport_size({"width": WIDE, "height": 900})
-            if problems:
-                failures[relpath] = problems
-    tab.close()
-    report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in failures.items())
+        def other_half():
+            with chromium_context() as context:
+                return check_pages(context, server, halves[1], chapters)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+            second = pool.submit(other_half)
+            results = [check_pages(browser, server, halves[0], chapters), second.result()]
+    failures = {page: p for r in results for page, p in r["failures"].items()}
+    typeset = sum(r["typeset"] for r in results)
+    mathjax_requests = sum(r["mathjax_requests"] for r in results)
+    report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in sorted(failures.items()))
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n{report}"
     assert typeset > 0 and mathjax_requests > 0, "no formula was typeset by the local MathJax"
     assert len(list(ARTIFACTS.glob("*.png"))) == len(chapters) + 2 * len(SHOT_CHAPTERS), \

@@ -209,7 +209,7 @@ def test_tree_built_on_dask_workers_equals_the_single_process_tree():
     shards = _shards(codes, np.mean(y) - y, np.ones_like(y), 2)
     local = build_histogram_tree(shards, cuts, max_depth=3, map_shards=local_map)
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  host="127.0.0.1", dashboard_address=None) as cluster, \
+                                  host="127.0.0.1", dashboard_address=":0") as cluster, \
             distributed.Client(cluster) as client:
         futures = client.scatter(shards)
         remote = build_histogram_tree(futures, cuts, max_depth=3, map_shards=dask_map(client))
