@@ -1,0 +1,272 @@
+r"""The tree of ``tree_method="hist"``, grown level by level from gradient histograms.
+
+The split rule is that of :mod:`ensemble_ref.trees.second_order_tree` (read its
+docstring): the same candidates, scan order, ties, directions of missing values,
+float32 rounding and pre-pruning, so the same trees. Only the way the sums of the
+candidates are obtained differs. At each level of the tree:
+
+1. every node has three histograms of shape ``(n_features, W)``: for each feature and
+   bin, the sums :math:`G_{jb}, H_{jb}` of equation ``eq-scale-histogram`` over the node's
+   rows falling in the bin, and their number (the last of the ``W`` bins holds the
+   missing values). They are built, with
+   :func:`ensemble_ref.math.histograms._bin_sums` over the flat index
+   ``(node, feature, bin)`` of every value, only for the *smaller* child of every split;
+   the larger child's are its parent's minus the smaller child's
+   (:func:`ensemble_ref.math.histograms._sibling_histogram`), so a level reads at most
+   half of the rows. With unit Hessians (the squared error) :math:`H_{jb}` is the count.
+2. the candidates of a node and feature are its non-empty bins but the last present
+   one ("bins :math:`\le b`" against the rest of the present values); their left sums
+   :math:`G_L = \sum_{b' \le b} G_{jb'}` are cumulative sums over the non-empty bins,
+   the empty ones adding nothing.
+3. every candidate's bracket of equation ``eq-xgb-gain`` is computed with the node's
+   term rounded to float32, as the library does. Rounding to float32 is monotone, so the
+   largest rounded bracket of a node and feature is the rounding of the largest bracket:
+   only those maxima are rounded to find each node's best feature and direction, and
+   then the candidates of that one feature, to find the first best one in scan order.
+
+The formulas are those of :mod:`ensemble_ref.math.second_order` and
+:mod:`ensemble_ref.math.histograms`, called through their modules.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..math import histograms
+from ..math import second_order as formulas
+from .engine import MIN_BRACKET, MISSING, Codes, round32, segment_ranges
+from .second_order_tree import SecondOrderTree, TreeParams, _finish_tree, _Node
+
+__all__ = ["grow_hist_tree"]
+
+# Codes -> (W, bin of every value with missing values in bin W - 1, flat indices of all features)
+_BINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+RIGHT, RIGHT_MISSING, LEFT, LEFT_MISSING = range(4)  # the scan order of a feature's candidates
+
+
+def _bin_index(data: Codes, features: np.ndarray) -> tuple[int, np.ndarray]:
+    """``W`` and ``index[i, k] = k W + bin``: the flat (feature, bin) of sample ``i``'s value."""
+    if data not in _BINS:
+        missing = data.codes == MISSING
+        W = int(np.where(missing, -1, data.codes).max()) + 2
+        bins = np.where(missing, W - 1, data.codes).T.astype(np.intp)
+        _BINS[data] = (W, bins, bins + np.arange(bins.shape[1]) * W)
+    W, bins, every = _BINS[data]
+    if features.size == bins.shape[1]:
+        return W, every
+    return W, bins[:, features] + np.arange(features.size) * W
+
+
+def _histograms(index: np.ndarray, W: int, rows: np.ndarray, slot: np.ndarray, n_slots: int,
+                g: np.ndarray, h: np.ndarray, unit: bool) -> list:
+    """Counts, ``G`` and ``H`` histograms, shape ``(n_slots, d, W)``, of ``rows`` in their slots."""
+    d = index.shape[1]
+    flat = index[rows]
+    flat += (slot * (d * W))[:, None]
+    flat = flat.ravel()
+    size = n_slots * d * W
+    C = histograms._bin_sums(flat, None, size)
+    G = histograms._bin_sums(flat, np.repeat(g[rows], d), size)
+    H = C if unit else histograms._bin_sums(flat, np.repeat(h[rows], d), size)
+    return [a.reshape(n_slots, d, W) for a in (C, G, H)]
+
+
+def _children_histograms(parent: list, small: list, split: np.ndarray) -> list:
+    """The histograms of a level: the smaller children's, then the larger ones' (parent - small)."""
+    out = []
+    for P, S in zip(parent, small):
+        if out and S is small[0]:  # unit Hessians: H is the count
+            out.append(out[0])
+            continue
+        P = P if split.size == P.shape[0] else P[split]
+        out.append(np.concatenate([S, histograms._sibling_histogram(P, S)]))
+    return out
+
+
+class _HistScan:
+    """Every candidate split of every node of one level, from the level's histograms."""
+
+    def __init__(self, hist: list, stats: tuple, data: Codes, features: np.ndarray,
+                 p: TreeParams, unit: bool) -> None:
+        C, HG, HH = hist
+        m, d, W = C.shape
+        self.m, self.d, self.W, self.p, self.unit = m, d, W, p, unit
+        nz = np.flatnonzero(C)  # the non-empty bins, segment (node, feature) after segment
+        start = np.searchsorted(nz, np.arange(m * d) * W)  # a segment holds every row: never empty
+        count = np.diff(np.append(start, nz.size))
+        self.n_missing = C[:, :, -1].ravel()
+        last = start + count - 1 - (self.n_missing > 0)  # the last present bin (start - 1: none)
+        self.nz, self.start, self.count, self.last = nz, start, count, last
+        PG, PH = self._cumulative(HG.reshape(-1)[nz]), self._cumulative(HH.reshape(-1)[nz])
+        present = last >= start
+        self.NG, self.NH = np.where(present, PG[last], 0.0), np.where(present, PH[last], 0)
+        G, H, n = stats
+        self.G, self.H, self.n = np.repeat(G, d), np.repeat(H, d), np.repeat(n, d)  # per segment
+        self.parent32 = np.repeat(round32(formulas._score(G, H, p.reg_lambda)), d)
+        self.kill = np.concatenate([last[present], (start + count - 1)[self.n_missing > 0]])
+        Gs, Hs = self._rep(self.G), self._rep(self.H)
+        GR, HR = self._rep(self.NG) - PG, self._rep(self.NH) - PH  # missing left: right = present above
+        self.left = self._direction(Gs - GR, Hs - HR, GR, HR)
+        self.forward = np.tile(data.need_forward[features], m)
+        self.right = self._direction(PG, PH, Gs - PG, Hs - PH) if self.forward.any() else None
+        if self.right is not None:  # missing right (scan upwards): features with missing values
+            self.right[2][~self._rep(self.forward)] = -np.inf
+        self.any_missing = data.any_missing
+
+    def _rep(self, a: np.ndarray) -> np.ndarray:
+        """A value per segment repeated for each of its non-empty bins."""
+        return np.repeat(a, self.count)
+
+    def _cumulative(self, values: np.ndarray) -> np.ndarray:
+        """Sums of ``values`` up to each non-empty bin of its segment (``G_L`` of ``eq-scale-histogram``)."""
+        P = np.cumsum(values)
+        return P - self._rep(np.concatenate([[0], P[self.start[1:] - 1]]))
+
+    def _valid(self, HL: np.ndarray, HR: np.ndarray) -> np.ndarray | None:
+        """Where both children are heavy enough (None: everywhere, unit Hessians)."""
+        lam, mcw = self.p.reg_lambda, self.p.min_child_weight
+        if self.unit and mcw <= 1:  # a candidate has a row on each side
+            return None
+        ok = (HL >= mcw) & (HR >= mcw)  # with lam > 0, H >= mcw >= 0 gives H + lam > 0
+        return ok if lam > 0 else ok & (HL + lam > 0) & (HR + lam > 0)
+
+    def _direction(self, GL, HL, GR, HR) -> tuple:
+        """(G_L, H_L, brackets) of the candidates in one direction of the missing values."""
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self._rep(self.parent32))
+        ok = self._valid(HL, HR)
+        v = v if ok is None else np.where(ok, v, -np.inf)
+        v[self.kill] = -np.inf  # the last present bin and the missing values: no candidate
+        return GL, HL, v
+
+    def _kinds(self) -> np.ndarray:
+        """The best rounded bracket of each segment per kind, in the scan order (4, m d)."""
+        K = np.full((4, self.m * self.d), -np.inf)
+        K[LEFT] = round32(np.maximum.reduceat(self.left[2], self.start))
+        if self.right is not None:
+            K[RIGHT] = round32(np.maximum.reduceat(self.right[2], self.start))
+        if self.any_missing:  # splits of "present" from "missing"
+            GL, HL, GR, HR = self.NG, self.NH, self.G - self.NG, self.H - self.NH
+            ok = (self.n_missing > 0) & (self.n_missing < self.n)
+            valid = self._valid(HL, HR)
+            ok = ok if valid is None else ok & valid
+            with np.errstate(divide="ignore", invalid="ignore"):
+                b = round32(formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self.parent32))
+            K[LEFT_MISSING] = np.where(ok, b, -np.inf)
+            K[RIGHT_MISSING] = np.where(self.forward, K[LEFT_MISSING], -np.inf)
+        return K
+
+    def best(self) -> dict | None:
+        """The best split of every node that splits, as arrays over those nodes (None: none)."""
+        K = self._kinds()
+        seg_best = K.max(axis=0).reshape(self.m, self.d)
+        best = seg_best.max(axis=1)
+        split = best > MIN_BRACKET
+        if self.p.pre_prune:  # hist: xgboost splits only when loss_chg >= min_split_loss
+            split &= formulas._gain(best, self.p.gamma) >= 0
+        slots = np.flatnonzero(split)
+        if slots.size == 0:
+            return None
+        best = best[slots]
+        k = np.argmax(seg_best[slots] == best[:, None], axis=1)  # the lowest feature among the best
+        seg = slots * self.d + k
+        kind = np.argmax(K[:, seg] == best, axis=0)  # the first kind in the scan order
+        GL, HL = self.G[seg] - self.NG[seg], self.H[seg] - self.NH[seg]  # missing left
+        GL = np.where(kind == RIGHT_MISSING, self.NG[seg], GL)
+        HL = np.where(kind == RIGHT_MISSING, self.NH[seg], HL)
+        c_lo = np.where(kind == RIGHT_MISSING, np.iinfo(np.int32).max - 1, -1)
+        c_other = np.where(kind == RIGHT_MISSING, self.nz[self.last[seg]], self.nz[self.start[seg]])
+        for code, direction in ((RIGHT, self.right), (LEFT, self.left)):
+            at = np.flatnonzero(kind == code)
+            if at.size:
+                GLd, HLd, v = direction
+                e = self._entry(v, seg[at], best[at], downwards=code == LEFT)
+                GL[at], HL[at], c_lo[at], c_other[at] = GLd[e], HLd[e], self.nz[e] % self.W, self.nz[e + 1]
+        return dict(slots=slots, k=k, kind=kind, bracket32=best, GL=GL, HL=HL,
+                    c_lo=c_lo, c_other=c_other % self.W,
+                    default_left=(kind == LEFT) | (kind == LEFT_MISSING))
+
+    def _entry(self, v: np.ndarray, seg: np.ndarray, best: np.ndarray, downwards: bool) -> np.ndarray:
+        """The first candidate of each segment ``seg`` whose rounded bracket is ``best``, scanning
+        upwards (missing right) or downwards (missing left)."""
+        idx = segment_ranges(self.start[seg], self.count[seg])
+        hit = round32(v[idx]) == np.repeat(best, self.count[seg])
+        first = np.cumsum(self.count[seg]) - self.count[seg]
+        if downwards:
+            return np.maximum.reduceat(np.where(hit, idx, -1), first)
+        return np.minimum.reduceat(np.where(hit, idx, np.iinfo(np.intp).max), first)
+
+
+def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
+                   features: np.ndarray, p: TreeParams) -> SecondOrderTree:
+    """Grow one tree level by level on the samples ``rows`` and the (sorted) ``features``."""
+    W, index = _bin_index(data, features)
+    unit = bool(np.all(h[rows] == 1.0))  # squared error: the Hessian sums are counts
+    nodes = [_Node(float(g[rows].sum()), float(h[rows].sum()), rows.size, 0)]
+    level, stats = np.zeros(1, dtype=np.intp), (np.array([nodes[0].G]), np.array([nodes[0].H]),
+                                                np.array([rows.size]))
+    slot = np.zeros(rows.size, dtype=np.intp)  # the position of each row's node in the level
+    hist = _histograms(index, W, rows, slot, 1, g, h, unit)
+    for depth in range(p.max_depth):
+        best = _HistScan(hist, stats, data, features, p, unit).best()
+        if best is None:
+            break
+        rows, slot, n_left = _partition(data, rows, slot, level.size, best, features)
+        level, stats, small_left = _record(nodes, level, stats, best, n_left, features, data, p)
+        if depth + 1 < p.max_depth:
+            small = slot < best["slots"].size
+            hist = _children_histograms(hist, _histograms(index, W, rows[small], slot[small],
+                                                          best["slots"].size, g, h, unit),
+                                        best["slots"])
+    return _finish_tree(nodes, p)
+
+
+def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, n_slots: int, best: dict,
+               features: np.ndarray) -> tuple:
+    """The rows of the split nodes, the slot of each one's child in the next level (the
+    smaller children first, then the larger ones) and the number of rows going left."""
+    ns = best["slots"].size
+    t = np.full(n_slots, -1, dtype=np.intp)
+    t[best["slots"]] = np.arange(ns)
+    t = t[slot]  # the split of each row's node
+    if ns < n_slots:
+        keep = t >= 0
+        rows, t = rows[keep], t[keep]
+    c = data.codes.ravel()[features[best["k"]][t] * data.codes.shape[1] + rows]
+    go_left = np.where(c == MISSING, best["default_left"][t], c <= best["c_lo"][t])
+    n_left = np.bincount(t[go_left], minlength=ns)
+    n_right = np.bincount(t, minlength=ns) - n_left
+    small_left = n_left <= n_right
+    i = np.arange(ns)
+    to_left, to_right = np.where(small_left, i, i + ns), np.where(small_left, i + ns, i)
+    best["small_left"] = small_left
+    return rows, np.where(go_left, to_left[t], to_right[t]), n_left
+
+
+def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np.ndarray,
+            features: np.ndarray, data: Codes, p: TreeParams) -> tuple:
+    """Record the splits, create the children; the next level's node ids and (G, H, n)."""
+    G, H, n = (a[best["slots"]] for a in stats)
+    GL, HL = best["GL"], best["HL"]
+    GR, HR, n_right = G - GL, H - HL, n - n_left
+    bracket = formulas._bracket(GL, HL, GR, HR, p.reg_lambda)
+    first = len(nodes)
+    for j, s in enumerate(best["slots"]):
+        node, kind, f = nodes[level[s]], best["kind"][j], int(features[best["k"][j]])
+        c_lo, c_other = int(best["c_lo"][j]), int(best["c_other"][j])
+        if kind in (RIGHT, LEFT):
+            node.threshold = data.threshold(f, c_lo, c_other)
+        else:
+            node.threshold = data.missing_threshold(f, c_other, kind == RIGHT_MISSING)
+        node.feature, node.default_left = f, bool(best["default_left"][j])
+        node.bracket, node.bracket32 = float(bracket[j]), float(best["bracket32"][j])
+        node.left, node.right = len(nodes), len(nodes) + 1
+        nodes.append(_Node(float(GL[j]), float(HL[j]), int(n_left[j]), node.depth + 1))
+        nodes.append(_Node(float(GR[j]), float(HR[j]), int(n_right[j]), node.depth + 1))
+    left = first + 2 * np.arange(GL.size)
+    sl = best["small_left"]
+    order = [np.where(sl, left, left + 1), np.where(sl, left + 1, left)]
+    pick = lambda a, b: np.concatenate([np.where(sl, a, b), np.where(sl, b, a)])  # noqa: E731
+    return np.concatenate(order), (pick(GL, GR), pick(HL, HR), pick(n_left, n_right)), sl
