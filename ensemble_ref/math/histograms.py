@@ -230,14 +230,15 @@ def _bin_sums(flat: np.ndarray, w: np.ndarray | None, size: int) -> np.ndarray:
     return np.bincount(flat, weights=w, minlength=size)  # eq-scale-histogram
 
 
-def _sibling_histogram(parent: np.ndarray, child: np.ndarray) -> np.ndarray:
-    """The histogram of a node's other child: its parent's minus this child's.
+def _sibling_histogram(parent: np.ndarray, child: np.ndarray,
+                       out: np.ndarray | None = None) -> np.ndarray:
+    """The histogram of a node's other child: its parent's minus this child's (into ``out``).
 
     The parent's rows are the disjoint union of its children's, so by the additivity
     of ``eq-scale-histogram`` over rows the parent's histogram is the sum of the
     children's; only the smaller child's is built.
     """
-    return parent - child
+    return np.subtract(parent, child, out=out)
 
 
 def sum_histograms(histograms: Sequence[Any]) -> np.ndarray:

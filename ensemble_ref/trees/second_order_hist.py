@@ -41,48 +41,90 @@ from .second_order_tree import SecondOrderTree, TreeParams, _finish_tree, _Node
 
 __all__ = ["grow_hist_tree"]
 
-# Codes -> (W, bin of every value with missing values in bin W - 1, flat indices of all features)
-_BINS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_FITS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Codes -> _Bins
 RIGHT, RIGHT_MISSING, LEFT, LEFT_MISSING = range(4)  # the scan order of a feature's candidates
 
 
-def _bin_index(data: Codes, features: np.ndarray) -> tuple[int, np.ndarray]:
-    """``W`` and ``index[i, k] = k W + bin``: the flat (feature, bin) of sample ``i``'s value."""
-    if data not in _BINS:
+class _Bins:
+    """The bins of a fit's features, ``W`` per feature (the last one for missing values),
+    and what every tree of the fit reuses: the root's counts, the histogram buffers."""
+
+    def __init__(self, data: Codes) -> None:
         missing = data.codes == MISSING
-        W = int(np.where(missing, -1, data.codes).max()) + 2
-        bins = np.where(missing, W - 1, data.codes).T.astype(np.intp)
-        _BINS[data] = (W, bins, bins + np.arange(bins.shape[1]) * W)
-    W, bins, every = _BINS[data]
-    if features.size == bins.shape[1]:
-        return W, every
-    return W, bins[:, features] + np.arange(features.size) * W
+        self.W = W = int(np.where(missing, -1, data.codes).max()) + 2
+        self.bins = np.where(missing, W - 1, data.codes).T.astype(np.intp)  # (n, d_all)
+        self.every = self.bins + np.arange(self.bins.shape[1]) * W
+        self.root_counts = None
+        self.workspace = _Workspace()
+
+    def index(self, features: np.ndarray) -> np.ndarray:
+        """``index[i, k] = k W + bin``: the flat (feature, bin) of sample ``i`` in ``features[k]``."""
+        if features.size == self.bins.shape[1]:
+            return self.every
+        return self.bins[:, features] + np.arange(features.size) * self.W
+
+    def root(self, index: np.ndarray, rows: np.ndarray, g: np.ndarray, h: np.ndarray,
+             unit: bool) -> list:
+        """The root's histograms; its counts are the same for every tree that has every row."""
+        shape = (1, index.shape[1], self.W)
+        if rows.size < index.shape[0]:
+            return _histograms(index[rows].ravel(), shape, g[rows], h[rows], unit)
+        if index is not self.every:
+            return _histograms(index.ravel(), shape, g, h, unit)
+        if self.root_counts is None:
+            self.root_counts = histograms._bin_sums(index.ravel(), None, index.size // index.shape[0] * self.W)
+        return _histograms(index.ravel(), shape, g, h, unit, self.root_counts)
 
 
-def _histograms(index: np.ndarray, W: int, rows: np.ndarray, slot: np.ndarray, n_slots: int,
-                g: np.ndarray, h: np.ndarray, unit: bool) -> list:
-    """Counts, ``G`` and ``H`` histograms, shape ``(n_slots, d, W)``, of ``rows`` in their slots."""
-    d = index.shape[1]
-    flat = index[rows]
-    flat += (slot * (d * W))[:, None]
-    flat = flat.ravel()
-    size = n_slots * d * W
-    C = histograms._bin_sums(flat, None, size)
-    G = histograms._bin_sums(flat, np.repeat(g[rows], d), size)
-    H = C if unit else histograms._bin_sums(flat, np.repeat(h[rows], d), size)
-    return [a.reshape(n_slots, d, W) for a in (C, G, H)]
+def _bins(data: Codes) -> _Bins:
+    """The bins of the fit whose features are ``data`` (made at its first tree)."""
+    if data not in _FITS:
+        _FITS[data] = _Bins(data)
+    return _FITS[data]
 
 
-def _children_histograms(parent: list, small: list, split: np.ndarray) -> list:
-    """The histograms of a level: the smaller children's, then the larger ones' (parent - small)."""
-    out = []
-    for P, S in zip(parent, small):
+def _histograms(flat: np.ndarray, shape: tuple, g: np.ndarray, h: np.ndarray, unit: bool,
+                C: np.ndarray | None = None) -> list:
+    """Counts, ``G`` and ``H`` histograms of shape ``(n_slots, d, W)``; ``flat`` holds the
+    flat bin of every value of the rows of ``g`` and ``h`` (``d`` per row)."""
+    size, d = int(np.prod(shape)), shape[1]
+    C = histograms._bin_sums(flat, None, size) if C is None else C
+    G = histograms._bin_sums(flat, np.repeat(g, d), size)
+    H = C if unit else histograms._bin_sums(flat, np.repeat(h, d), size)
+    return [a.reshape(shape) for a in (C, G, H)]
+
+
+def _children_histograms(parent: list, small: list, split: np.ndarray, buffers: list) -> list:
+    """The histograms of a level, in ``buffers``: the smaller children's, then the larger
+    ones' (their parent's minus the smaller child's)."""
+    out, ns = [], split.size
+    for P, S, B in zip(parent, small, buffers):
         if out and S is small[0]:  # unit Hessians: H is the count
             out.append(out[0])
             continue
-        P = P if split.size == P.shape[0] else P[split]
-        out.append(np.concatenate([S, histograms._sibling_histogram(P, S)]))
+        level = B[:2 * ns]
+        level[:ns] = S
+        histograms._sibling_histogram(P if ns == P.shape[0] else P[split], S, out=level[ns:])
+        out.append(level)
     return out
+
+
+class _Workspace:
+    """The histograms of two consecutive levels, kept for every tree of a fit (fresh memory
+    for every level would cost more than the histograms themselves)."""
+
+    def __init__(self) -> None:
+        self.buffers: dict = {}
+
+    def level(self, depth: int, like: list, n_slots: int) -> list:
+        """Three arrays of shape ``(n_slots, d, W)`` and the types of ``like``, for ``depth``."""
+        out = []
+        for i, a in enumerate(like):
+            key = (depth % 2, i, a.dtype.str, a.shape[1:])
+            if key not in self.buffers or self.buffers[key].shape[0] < n_slots:
+                self.buffers[key] = np.empty((max(n_slots, 2),) + a.shape[1:], dtype=a.dtype)
+            out.append(self.buffers[key])
+        return out
 
 
 class _HistScan:
@@ -93,7 +135,7 @@ class _HistScan:
         C, HG, HH = hist
         m, d, W = C.shape
         self.m, self.d, self.W, self.p, self.unit = m, d, W, p, unit
-        nz = np.flatnonzero(C)  # the non-empty bins, segment (node, feature) after segment
+        nz = np.flatnonzero(C > 0)  # the non-empty bins, segment (node, feature) after segment
         start = np.searchsorted(nz, np.arange(m * d) * W)  # a segment holds every row: never empty
         count = np.diff(np.append(start, nz.size))
         self.n_missing = C[:, :, -1].ravel()
@@ -202,47 +244,51 @@ class _HistScan:
 def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
                    features: np.ndarray, p: TreeParams) -> SecondOrderTree:
     """Grow one tree level by level on the samples ``rows`` and the (sorted) ``features``."""
-    W, index = _bin_index(data, features)
+    bins = _bins(data)
+    index = bins.index(features)
     unit = bool(np.all(h[rows] == 1.0))  # squared error: the Hessian sums are counts
     nodes = [_Node(float(g[rows].sum()), float(h[rows].sum()), rows.size, 0)]
     level, stats = np.zeros(1, dtype=np.intp), (np.array([nodes[0].G]), np.array([nodes[0].H]),
                                                 np.array([rows.size]))
     slot = np.zeros(rows.size, dtype=np.intp)  # the position of each row's node in the level
-    hist = _histograms(index, W, rows, slot, 1, g, h, unit)
+    hist = bins.root(index, rows, g, h, unit)
     for depth in range(p.max_depth):
         best = _HistScan(hist, stats, data, features, p, unit).best()
         if best is None:
             break
-        rows, slot, n_left = _partition(data, rows, slot, level.size, best, features)
-        level, stats, small_left = _record(nodes, level, stats, best, n_left, features, data, p)
+        rows, slot, n_left = _partition(data, rows, slot, stats[2], best, features)
+        level, stats = _record(nodes, level, stats, best, n_left, features, data, p)
         if depth + 1 < p.max_depth:
-            small = slot < best["slots"].size
-            hist = _children_histograms(hist, _histograms(index, W, rows[small], slot[small],
-                                                          best["slots"].size, g, h, unit),
-                                        best["slots"])
+            ns, small = best["slots"].size, slot < best["slots"].size
+            rows_small = rows[small]
+            flat = index[rows_small]
+            flat += (slot[small] * flat.shape[1] * bins.W)[:, None]
+            small = _histograms(flat.ravel(), (ns,) + hist[0].shape[1:], g[rows_small],
+                                h[rows_small], unit)
+            hist = _children_histograms(hist, small, best["slots"],
+                                        bins.workspace.level(depth, small, 2 * ns))
     return _finish_tree(nodes, p)
 
 
-def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, n_slots: int, best: dict,
+def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, n: np.ndarray, best: dict,
                features: np.ndarray) -> tuple:
     """The rows of the split nodes, the slot of each one's child in the next level (the
     smaller children first, then the larger ones) and the number of rows going left."""
     ns = best["slots"].size
-    t = np.full(n_slots, -1, dtype=np.intp)
+    t = np.full(n.size, -1, dtype=np.intp)
     t[best["slots"]] = np.arange(ns)
     t = t[slot]  # the split of each row's node
-    if ns < n_slots:
+    if ns < n.size:
         keep = t >= 0
         rows, t = rows[keep], t[keep]
-    c = data.codes.ravel()[features[best["k"]][t] * data.codes.shape[1] + rows]
-    go_left = np.where(c == MISSING, best["default_left"][t], c <= best["c_lo"][t])
-    n_left = np.bincount(t[go_left], minlength=ns)
-    n_right = np.bincount(t, minlength=ns) - n_left
-    small_left = n_left <= n_right
-    i = np.arange(ns)
-    to_left, to_right = np.where(small_left, i, i + ns), np.where(small_left, i + ns, i)
-    best["small_left"] = small_left
-    return rows, np.where(go_left, to_left[t], to_right[t]), n_left
+    column = features[best["k"]] * data.codes.shape[1]
+    c = data.codes.ravel()[column[t] + rows]
+    go_left = c <= best["c_lo"][t]
+    if data.any_missing:
+        go_left = np.where(c == MISSING, best["default_left"][t], go_left)
+    n_left = np.bincount(t, weights=go_left, minlength=ns).astype(np.intp)
+    best["small_left"] = small_left = n_left <= n[best["slots"]] - n_left
+    return rows, t + ns * (go_left != small_left[t]), n_left
 
 
 def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np.ndarray,
@@ -253,20 +299,19 @@ def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np
     GR, HR, n_right = G - GL, H - HL, n - n_left
     bracket = formulas._bracket(GL, HL, GR, HR, p.reg_lambda)
     first = len(nodes)
-    for j, s in enumerate(best["slots"]):
-        node, kind, f = nodes[level[s]], best["kind"][j], int(features[best["k"][j]])
-        c_lo, c_other = int(best["c_lo"][j]), int(best["c_other"][j])
-        if kind in (RIGHT, LEFT):
+    columns = (level[best["slots"]], best["kind"], features[best["k"]], best["c_lo"],
+               best["c_other"], best["default_left"], bracket, best["bracket32"], GL, HL, GR, HR,
+               n_left, n_right)
+    for node_id, kind, f, c_lo, c_other, dl, b, b32, gl, hl, gr, hr, nl, nr in zip(
+            *(c.tolist() for c in columns)):
+        node = nodes[node_id]
+        if kind == RIGHT or kind == LEFT:
             node.threshold = data.threshold(f, c_lo, c_other)
         else:
             node.threshold = data.missing_threshold(f, c_other, kind == RIGHT_MISSING)
-        node.feature, node.default_left = f, bool(best["default_left"][j])
-        node.bracket, node.bracket32 = float(bracket[j]), float(best["bracket32"][j])
+        node.feature, node.default_left, node.bracket, node.bracket32 = f, dl, b, b32
         node.left, node.right = len(nodes), len(nodes) + 1
-        nodes.append(_Node(float(GL[j]), float(HL[j]), int(n_left[j]), node.depth + 1))
-        nodes.append(_Node(float(GR[j]), float(HR[j]), int(n_right[j]), node.depth + 1))
-    left = first + 2 * np.arange(GL.size)
-    sl = best["small_left"]
-    order = [np.where(sl, left, left + 1), np.where(sl, left + 1, left)]
+        nodes += [_Node(gl, hl, nl, node.depth + 1), _Node(gr, hr, nr, node.depth + 1)]
+    left, sl = first + 2 * np.arange(GL.size), best["small_left"]
     pick = lambda a, b: np.concatenate([np.where(sl, a, b), np.where(sl, b, a)])  # noqa: E731
-    return np.concatenate(order), (pick(GL, GR), pick(HL, HR), pick(n_left, n_right)), sl
+    return pick(left, left + 1), (pick(GL, GR), pick(HL, HR), pick(n_left, n_right))
