@@ -135,36 +135,38 @@ class _HistScan:
         C, HG, HH = hist
         m, d, W = C.shape
         self.m, self.d, self.W, self.p, self.unit = m, d, W, p, unit
-        nz = np.flatnonzero(C > 0)  # the non-empty bins, segment (node, feature) after segment
-        start = np.searchsorted(nz, np.arange(m * d) * W)  # a segment holds every row: never empty
-        count = np.diff(np.append(start, nz.size))
-        self.n_missing = C[:, :, -1].ravel()
-        last = start + count - 1 - (self.n_missing > 0)  # the last present bin (start - 1: none)
-        self.nz, self.start, self.count, self.last = nz, start, count, last
-        PG, PH = self._cumulative(HG.reshape(-1)[nz]), self._cumulative(HH.reshape(-1)[nz])
-        present = last >= start
-        self.NG, self.NH = np.where(present, PG[last], 0.0), np.where(present, PH[last], 0)
+        self.nz = nz = np.flatnonzero(C > 0)  # non-empty bins, segment (node, feature) by segment
+        self.start = np.searchsorted(nz, np.arange(0, m * d * W, W))  # every segment has rows
+        end = np.append(self.start[1:], nz.size)
+        self.count = end - self.start
+        PG, PH = np.cumsum(HG.reshape(-1)[nz]), np.cumsum(HH.reshape(-1)[nz])  # running sums
+        bG, bH = PG[self.start - 1], PH[self.start - 1]  # the sums before each segment
+        bG[0] = bH[0] = 0
+        self.last, kill = end - 1, end - 1  # the last present bin: no candidate
+        if data.any_missing:
+            self.n_missing = C[:, :, -1].ravel()
+            self.last = end - 1 - (self.n_missing > 0)  # start - 1: no present value
+            kill = np.concatenate([self.last, kill[self.n_missing > 0]])
+        self.NG, self.NH = PG[self.last] - bG, PH[self.last] - bH  # sums of the present values
+        if data.any_missing:
+            none = self.last < self.start
+            self.NG[none], self.NH[none] = 0, 0
         G, H, n = stats
         self.G, self.H, self.n = np.repeat(G, d), np.repeat(H, d), np.repeat(n, d)  # per segment
         self.parent32 = np.repeat(round32(formulas._score(G, H, p.reg_lambda)), d)
-        self.kill = np.concatenate([last[present], (start + count - 1)[self.n_missing > 0]])
         Gs, Hs = self._rep(self.G), self._rep(self.H)
-        GR, HR = self._rep(self.NG) - PG, self._rep(self.NH) - PH  # missing left: right = present above
-        self.left = self._direction(Gs - GR, Hs - HR, GR, HR)
+        GR, HR = self._rep(self.NG + bG) - PG, self._rep(self.NH + bH) - PH  # present above
+        self.directions = {LEFT: self._direction(Gs - GR, Hs - HR, GR, HR, kill)}  # missing left
         self.forward = np.tile(data.need_forward[features], m)
-        self.right = self._direction(PG, PH, Gs - PG, Hs - PH) if self.forward.any() else None
-        if self.right is not None:  # missing right (scan upwards): features with missing values
-            self.right[2][~self._rep(self.forward)] = -np.inf
+        if self.forward.any():  # missing right (scan upwards): features with missing values
+            GL, HL = PG - self._rep(bG), PH - self._rep(bH)
+            kill = np.concatenate([kill, np.flatnonzero(~self._rep(self.forward))])
+            self.directions[RIGHT] = self._direction(GL, HL, Gs - GL, Hs - HL, kill)
         self.any_missing = data.any_missing
 
     def _rep(self, a: np.ndarray) -> np.ndarray:
         """A value per segment repeated for each of its non-empty bins."""
         return np.repeat(a, self.count)
-
-    def _cumulative(self, values: np.ndarray) -> np.ndarray:
-        """Sums of ``values`` up to each non-empty bin of its segment (``G_L`` of ``eq-scale-histogram``)."""
-        P = np.cumsum(values)
-        return P - self._rep(np.concatenate([[0], P[self.start[1:] - 1]]))
 
     def _valid(self, HL: np.ndarray, HR: np.ndarray) -> np.ndarray | None:
         """Where both children are heavy enough (None: everywhere, unit Hessians)."""
@@ -174,21 +176,20 @@ class _HistScan:
         ok = (HL >= mcw) & (HR >= mcw)  # with lam > 0, H >= mcw >= 0 gives H + lam > 0
         return ok if lam > 0 else ok & (HL + lam > 0) & (HR + lam > 0)
 
-    def _direction(self, GL, HL, GR, HR) -> tuple:
+    def _direction(self, GL, HL, GR, HR, kill: np.ndarray) -> tuple:
         """(G_L, H_L, brackets) of the candidates in one direction of the missing values."""
         with np.errstate(divide="ignore", invalid="ignore"):
             v = formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self._rep(self.parent32))
         ok = self._valid(HL, HR)
         v = v if ok is None else np.where(ok, v, -np.inf)
-        v[self.kill] = -np.inf  # the last present bin and the missing values: no candidate
+        v[kill] = -np.inf  # the last present bin, the missing values: no candidate
         return GL, HL, v
 
-    def _kinds(self) -> np.ndarray:
-        """The best rounded bracket of each segment per kind, in the scan order (4, m d)."""
-        K = np.full((4, self.m * self.d), -np.inf)
-        K[LEFT] = round32(np.maximum.reduceat(self.left[2], self.start))
-        if self.right is not None:
-            K[RIGHT] = round32(np.maximum.reduceat(self.right[2], self.start))
+    def _kinds(self) -> tuple[list, np.ndarray]:
+        """The kinds of candidates there are, in the scan order, and the best rounded bracket
+        of each segment for each kind."""
+        best = {code: round32(np.maximum.reduceat(v, self.start))
+                for code, (_, _, v) in self.directions.items()}
         if self.any_missing:  # splits of "present" from "missing"
             GL, HL, GR, HR = self.NG, self.NH, self.G - self.NG, self.H - self.NH
             ok = (self.n_missing > 0) & (self.n_missing < self.n)
@@ -196,13 +197,14 @@ class _HistScan:
             ok = ok if valid is None else ok & valid
             with np.errstate(divide="ignore", invalid="ignore"):
                 b = round32(formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self.parent32))
-            K[LEFT_MISSING] = np.where(ok, b, -np.inf)
-            K[RIGHT_MISSING] = np.where(self.forward, K[LEFT_MISSING], -np.inf)
-        return K
+            best[LEFT_MISSING] = np.where(ok, b, -np.inf)
+            best[RIGHT_MISSING] = np.where(self.forward, best[LEFT_MISSING], -np.inf)
+        kinds = sorted(best)
+        return kinds, np.array([best[code] for code in kinds])
 
     def best(self) -> dict | None:
         """The best split of every node that splits, as arrays over those nodes (None: none)."""
-        K = self._kinds()
+        kinds, K = self._kinds()
         seg_best = K.max(axis=0).reshape(self.m, self.d)
         best = seg_best.max(axis=1)
         split = best > MIN_BRACKET
@@ -214,21 +216,25 @@ class _HistScan:
         best = best[slots]
         k = np.argmax(seg_best[slots] == best[:, None], axis=1)  # the lowest feature among the best
         seg = slots * self.d + k
-        kind = np.argmax(K[:, seg] == best, axis=0)  # the first kind in the scan order
-        GL, HL = self.G[seg] - self.NG[seg], self.H[seg] - self.NH[seg]  # missing left
-        GL = np.where(kind == RIGHT_MISSING, self.NG[seg], GL)
-        HL = np.where(kind == RIGHT_MISSING, self.NH[seg], HL)
-        c_lo = np.where(kind == RIGHT_MISSING, np.iinfo(np.int32).max - 1, -1)
-        c_other = np.where(kind == RIGHT_MISSING, self.nz[self.last[seg]], self.nz[self.start[seg]])
-        for code, direction in ((RIGHT, self.right), (LEFT, self.left)):
-            at = np.flatnonzero(kind == code)
-            if at.size:
-                GLd, HLd, v = direction
-                e = self._entry(v, seg[at], best[at], downwards=code == LEFT)
-                GL[at], HL[at], c_lo[at], c_other[at] = GLd[e], HLd[e], self.nz[e] % self.W, self.nz[e + 1]
-        return dict(slots=slots, k=k, kind=kind, bracket32=best, GL=GL, HL=HL,
-                    c_lo=c_lo, c_other=c_other % self.W,
-                    default_left=(kind == LEFT) | (kind == LEFT_MISSING))
+        kind = np.array(kinds)[np.argmax(K[:, seg] == best, axis=0)]  # the first in scan order
+        out = dict(slots=slots, k=k, kind=kind, bracket32=best, default_left=kind >= LEFT,
+                   GL=np.empty(slots.size), HL=np.empty(slots.size),
+                   c_lo=np.empty(slots.size, dtype=np.intp), c_other=np.empty(slots.size, dtype=np.intp))
+        for code in kinds:
+            at = np.flatnonzero(kind == code) if len(kinds) > 1 else slice(None)
+            s = seg[at]
+            if code in self.directions:
+                GL, HL, v = self.directions[code]
+                e = self._entry(v, s, best[at], downwards=code == LEFT)
+                values = GL[e], HL[e], self.nz[e] % self.W, self.nz[e + 1] % self.W
+            elif code == RIGHT_MISSING:  # present left, missing right
+                values = (self.NG[s], self.NH[s], np.iinfo(np.int32).max - 1,
+                          self.nz[self.last[s]] % self.W)
+            else:  # missing left, present right
+                values = self.G[s] - self.NG[s], self.H[s] - self.NH[s], -1, self.nz[self.start[s]] % self.W
+            for name, value in zip(("GL", "HL", "c_lo", "c_other"), values):
+                out[name][at] = value
+        return out
 
     def _entry(self, v: np.ndarray, seg: np.ndarray, best: np.ndarray, downwards: bool) -> np.ndarray:
         """The first candidate of each segment ``seg`` whose rounded bracket is ``best``, scanning
