@@ -248,8 +248,13 @@ class _HistScan:
 
 
 def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
-                   features: np.ndarray, p: TreeParams) -> SecondOrderTree:
-    """Grow one tree level by level on the samples ``rows`` and the (sorted) ``features``."""
+                   features: np.ndarray, p: TreeParams,
+                   leaves: np.ndarray | None = None) -> SecondOrderTree:
+    """Grow one tree level by level on the samples ``rows`` and the (sorted) ``features``.
+
+    ``leaves``, if given (an int array with a place for every sample), receives at ``rows``
+    the leaf of each row: the node ``tree.apply`` would give it.
+    """
     bins = _bins(data)
     index = bins.index(features)
     unit = bool(np.all(h[rows] == 1.0))  # squared error: the Hessian sums are counts
@@ -262,7 +267,7 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
         best = _HistScan(hist, stats, data, features, p, unit).best()
         if best is None:
             break
-        rows, slot, n_left = _partition(data, rows, slot, stats[2], best, features)
+        rows, slot, n_left = _partition(data, rows, slot, level, stats[2], best, features, leaves)
         level, stats = _record(nodes, level, stats, best, n_left, features, data, p)
         if depth + 1 < p.max_depth:
             ns, small = best["slots"].size, slot < best["slots"].size
@@ -273,11 +278,13 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
                                 h[rows_small], unit)
             hist = _children_histograms(hist, small, best["slots"],
                                         bins.workspace.level(depth, small, 2 * ns))
+    if leaves is not None:
+        leaves[rows] = level[slot]
     return _finish_tree(nodes, p)
 
 
-def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, n: np.ndarray, best: dict,
-               features: np.ndarray) -> tuple:
+def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, level: np.ndarray, n: np.ndarray,
+               best: dict, features: np.ndarray, leaves: np.ndarray | None) -> tuple:
     """The rows of the split nodes, the slot of each one's child in the next level (the
     smaller children first, then the larger ones) and the number of rows going left."""
     ns = best["slots"].size
@@ -286,6 +293,8 @@ def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, n: np.ndarray, b
     t = t[slot]  # the split of each row's node
     if ns < n.size:
         keep = t >= 0
+        if leaves is not None:  # the rows of the nodes not split are in leaves
+            leaves[rows[~keep]] = level[slot[~keep]]
         rows, t = rows[keep], t[keep]
     column = features[best["k"]] * data.codes.shape[1]
     c = data.codes.ravel()[column[t] + rows]
@@ -299,17 +308,23 @@ def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, n: np.ndarray, b
 
 def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np.ndarray,
             features: np.ndarray, data: Codes, p: TreeParams) -> tuple:
-    """Record the splits, create the children; the next level's node ids and (G, H, n)."""
+    """Record the splits, create the children; the next level's node ids and (G, H, n).
+
+    The children are numbered breadth-first (by their parents' ids, left before right),
+    the numbers the finished tree keeps.
+    """
     G, H, n = (a[best["slots"]] for a in stats)
     GL, HL = best["GL"], best["HL"]
     GR, HR, n_right = G - GL, H - HL, n - n_left
     bracket = formulas._bracket(GL, HL, GR, HR, p.reg_lambda)
-    first = len(nodes)
+    order = np.argsort(level[best["slots"]])
+    left = np.empty(order.size, dtype=np.intp)
+    left[order] = len(nodes) + 2 * np.arange(order.size)
     columns = (level[best["slots"]], best["kind"], features[best["k"]], best["c_lo"],
                best["c_other"], best["default_left"], bracket, best["bracket32"], GL, HL, GR, HR,
                n_left, n_right)
     for node_id, kind, f, c_lo, c_other, dl, b, b32, gl, hl, gr, hr, nl, nr in zip(
-            *(c.tolist() for c in columns)):
+            *(c[order].tolist() for c in columns)):
         node = nodes[node_id]
         if kind == RIGHT or kind == LEFT:
             node.threshold = data.threshold(f, c_lo, c_other)
@@ -318,6 +333,6 @@ def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np
         node.feature, node.default_left, node.bracket, node.bracket32 = f, dl, b, b32
         node.left, node.right = len(nodes), len(nodes) + 1
         nodes += [_Node(gl, hl, nl, node.depth + 1), _Node(gr, hr, nr, node.depth + 1)]
-    left, sl = first + 2 * np.arange(GL.size), best["small_left"]
+    sl = best["small_left"]
     pick = lambda a, b: np.concatenate([np.where(sl, a, b), np.where(sl, b, a)])  # noqa: E731
     return pick(left, left + 1), (pick(GL, GR), pick(HL, HR), pick(n_left, n_right))
