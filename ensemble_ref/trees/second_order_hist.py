@@ -72,7 +72,8 @@ class _Bins:
         if index is not self.every:
             return _histograms(index.ravel(), shape, g, h, unit)
         if self.root_counts is None:
-            self.root_counts = histograms._bin_sums(index.ravel(), None, index.size // index.shape[0] * self.W)
+            self.root_counts = histograms._bin_sums(index.ravel(), None, index.shape[1] * self.W
+                                                    ).astype(np.int32)
         return _histograms(index.ravel(), shape, g, h, unit, self.root_counts)
 
 
@@ -120,9 +121,10 @@ class _Workspace:
         """Three arrays of shape ``(n_slots, d, W)`` and the types of ``like``, for ``depth``."""
         out = []
         for i, a in enumerate(like):
-            key = (depth % 2, i, a.dtype.str, a.shape[1:])
+            dtype = np.int32 if a.dtype.kind == "i" else a.dtype  # counts: half the memory
+            key = (depth % 2, i, np.dtype(dtype).str, a.shape[1:])
             if key not in self.buffers or self.buffers[key].shape[0] < n_slots:
-                self.buffers[key] = np.empty((max(n_slots, 2),) + a.shape[1:], dtype=a.dtype)
+                self.buffers[key] = np.empty((max(n_slots, 2),) + a.shape[1:], dtype=dtype)
             out.append(self.buffers[key])
         return out
 
@@ -267,7 +269,8 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
         best = _HistScan(hist, stats, data, features, p, unit).best()
         if best is None:
             break
-        rows, slot, n_left = _partition(data, rows, slot, level, stats[2], best, features, leaves)
+        rows, slot, n_left = _partition(data, rows, slot, level, stats[2], best, features, leaves,
+                                        unit)
         level, stats = _record(nodes, level, stats, best, n_left, features, data, p)
         if depth + 1 < p.max_depth:
             ns, small = best["slots"].size, slot < best["slots"].size
@@ -284,7 +287,7 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
 
 
 def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, level: np.ndarray, n: np.ndarray,
-               best: dict, features: np.ndarray, leaves: np.ndarray | None) -> tuple:
+               best: dict, features: np.ndarray, leaves: np.ndarray | None, unit: bool) -> tuple:
     """The rows of the split nodes, the slot of each one's child in the next level (the
     smaller children first, then the larger ones) and the number of rows going left."""
     ns = best["slots"].size
@@ -301,7 +304,10 @@ def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, level: np.ndarra
     go_left = c <= best["c_lo"][t]
     if data.any_missing:
         go_left = np.where(c == MISSING, best["default_left"][t], go_left)
-    n_left = np.bincount(t, weights=go_left, minlength=ns).astype(np.intp)
+    if unit:  # the Hessian sums are the counts
+        n_left = best["HL"].astype(np.intp)
+    else:
+        n_left = np.bincount(t, weights=go_left, minlength=ns).astype(np.intp)
     best["small_left"] = small_left = n_left <= n[best["slots"]] - n_left
     return rows, t + ns * (go_left != small_left[t]), n_left
 
