@@ -105,7 +105,8 @@ def _children_histograms(parent: list, small: list, split: np.ndarray, buffers: 
             continue
         level = B[:2 * ns]
         level[:ns] = S
-        histograms._sibling_histogram(P if ns == P.shape[0] else P[split], S, out=level[ns:])
+        histograms._sibling_histogram(P if ns == P.shape[0] else P[split], level[:ns],
+                                      out=level[ns:])
         out.append(level)
     return out
 
