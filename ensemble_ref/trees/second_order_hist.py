@@ -47,15 +47,15 @@ RIGHT, RIGHT_MISSING, LEFT, LEFT_MISSING = range(4)  # the scan order of a featu
 
 class _Bins:
     """The bins of a fit's features, ``W`` per feature (the last one for missing values),
-    and what every tree of the fit reuses: the root's counts, the histogram buffers."""
+    and what every tree of the fit reuses: the root's counts and the arrays of two levels'
+    histograms (fresh memory for every level would cost more than the histograms)."""
 
     def __init__(self, data: Codes) -> None:
         missing = data.codes == MISSING
         self.W = W = int(np.where(missing, -1, data.codes).max()) + 2
         self.bins = np.where(missing, W - 1, data.codes).T.astype(np.intp)  # (n, d_all)
         self.every = self.bins + np.arange(self.bins.shape[1]) * W
-        self.root_counts = None
-        self.workspace = _Workspace()
+        self.root_counts, self.buffers = None, {}
 
     def index(self, features: np.ndarray) -> np.ndarray:
         """``index[i, k] = k W + bin``: the flat (feature, bin) of sample ``i`` in ``features[k]``."""
@@ -72,9 +72,27 @@ class _Bins:
         if index is not self.every:
             return _histograms(index.ravel(), shape, g, h, unit)
         if self.root_counts is None:
-            self.root_counts = histograms._bin_sums(index.ravel(), None, index.shape[1] * self.W
-                                                    ).astype(np.int32)
+            self.root_counts = histograms._bin_sums(index.ravel(), None, int(np.prod(shape)))
         return _histograms(index.ravel(), shape, g, h, unit, self.root_counts)
+
+    def children(self, depth: int, parent: list, small: list, split: np.ndarray) -> list:
+        """The histograms of the next level: the smaller children's (``small``), then the
+        larger ones', their parents' (``parent[split]``) minus the smaller children's."""
+        out, ns = [], split.size
+        for i, (P, S) in enumerate(zip(parent, small)):
+            if out and S is small[0]:  # unit Hessians: H is the count
+                out.append(out[0])
+                continue
+            dtype = np.int32 if S.dtype.kind == "i" else S.dtype  # counts: half the memory
+            key = (depth % 2, i, np.dtype(dtype).str, S.shape[1:])
+            if key not in self.buffers or self.buffers[key].shape[0] < 2 * ns:
+                self.buffers[key] = np.empty((2 * ns,) + S.shape[1:], dtype=dtype)
+            level = self.buffers[key][:2 * ns]
+            level[:ns] = S
+            histograms._sibling_histogram(P if ns == P.shape[0] else P[split], level[:ns],
+                                          out=level[ns:])
+            out.append(level)
+        return out
 
 
 def _bins(data: Codes) -> _Bins:
@@ -93,41 +111,6 @@ def _histograms(flat: np.ndarray, shape: tuple, g: np.ndarray, h: np.ndarray, un
     G = histograms._bin_sums(flat, np.repeat(g, d), size)
     H = C if unit else histograms._bin_sums(flat, np.repeat(h, d), size)
     return [a.reshape(shape) for a in (C, G, H)]
-
-
-def _children_histograms(parent: list, small: list, split: np.ndarray, buffers: list) -> list:
-    """The histograms of a level, in ``buffers``: the smaller children's, then the larger
-    ones' (their parent's minus the smaller child's)."""
-    out, ns = [], split.size
-    for P, S, B in zip(parent, small, buffers):
-        if out and S is small[0]:  # unit Hessians: H is the count
-            out.append(out[0])
-            continue
-        level = B[:2 * ns]
-        level[:ns] = S
-        histograms._sibling_histogram(P if ns == P.shape[0] else P[split], level[:ns],
-                                      out=level[ns:])
-        out.append(level)
-    return out
-
-
-class _Workspace:
-    """The histograms of two consecutive levels, kept for every tree of a fit (fresh memory
-    for every level would cost more than the histograms themselves)."""
-
-    def __init__(self) -> None:
-        self.buffers: dict = {}
-
-    def level(self, depth: int, like: list, n_slots: int) -> list:
-        """Three arrays of shape ``(n_slots, d, W)`` and the types of ``like``, for ``depth``."""
-        out = []
-        for i, a in enumerate(like):
-            dtype = np.int32 if a.dtype.kind == "i" else a.dtype  # counts: half the memory
-            key = (depth % 2, i, np.dtype(dtype).str, a.shape[1:])
-            if key not in self.buffers or self.buffers[key].shape[0] < n_slots:
-                self.buffers[key] = np.empty((max(n_slots, 2),) + a.shape[1:], dtype=dtype)
-            out.append(self.buffers[key])
-        return out
 
 
 class _HistScan:
@@ -280,8 +263,7 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
             flat += (slot[small] * flat.shape[1] * bins.W)[:, None]
             small = _histograms(flat.ravel(), (ns,) + hist[0].shape[1:], g[rows_small],
                                 h[rows_small], unit)
-            hist = _children_histograms(hist, small, best["slots"],
-                                        bins.workspace.level(depth, small, 2 * ns))
+            hist = bins.children(depth, hist, small, best["slots"])
     if leaves is not None:
         leaves[rows] = level[slot]
     return _finish_tree(nodes, p)
