@@ -8,12 +8,12 @@ candidates are obtained differs. At each level of the tree:
 1. every node has three histograms of shape ``(n_features, W)``: for each feature and
    bin, the sums :math:`G_{jb}, H_{jb}` of equation ``eq-scale-histogram`` over the node's
    rows falling in the bin, and their number (the last of the ``W`` bins holds the
-   missing values). They are built, with
-   :func:`ensemble_ref.math.histograms._bin_sums` over the flat index
+   missing values). They are built, with ``histograms._bin_sums`` (the sums of
+   :func:`~ensemble_ref.math.histograms.gradient_histogram`) over the flat index
    ``(node, feature, bin)`` of every value, only for the *smaller* child of every split;
    the larger child's are its parent's minus the smaller child's
-   (:func:`ensemble_ref.math.histograms._sibling_histogram`), so a level reads at most
-   half of the rows. With unit Hessians (the squared error) :math:`H_{jb}` is the count.
+   (``histograms._sibling_histogram``), so below the root a level reads at most half
+   of its rows. With unit Hessians (the squared error) :math:`H_{jb}` is the count.
 2. the candidates of a node and feature are its non-empty bins but the last present
    one ("bins :math:`\le b`" against the rest of the present values); their left sums
    :math:`G_L = \sum_{b' \le b} G_{jb'}` are cumulative sums over the non-empty bins,
@@ -236,10 +236,30 @@ class _HistScan:
 def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
                    features: np.ndarray, p: TreeParams,
                    leaves: np.ndarray | None = None) -> SecondOrderTree:
-    """Grow one tree level by level on the samples ``rows`` and the (sorted) ``features``.
+    r"""Grow one tree of ``tree_method="hist"`` level by level from gradient histograms.
 
-    ``leaves``, if given (an int array with a place for every sample), receives at ``rows``
-    the leaf of each row: the node ``tree.apply`` would give it.
+    Parameters
+    ----------
+    data : Codes
+        The features of the fit as quantile bins (``Codes(X, "hist", max_bin)``).
+    g, h : ndarray of shape (n_samples,)
+        Gradients and Hessians of the loss at the current scores (``eq-xgb-taylor``).
+    rows : ndarray of int
+        The samples of this tree (sorted), all of them or a subsample.
+    features : ndarray of int
+        The features this tree may split on (sorted).
+    p : TreeParams
+        ``max_depth``, :math:`\lambda` (``reg_lambda``), :math:`\gamma`, ``min_child_weight``.
+    leaves : ndarray of int, optional
+        An array with a place for every sample; it receives at ``rows`` the leaf of each
+        row, the node ``tree.apply`` gives it (so the booster need not route the rows again).
+
+    Returns
+    -------
+    SecondOrderTree
+        The tree of :func:`ensemble_ref.trees.second_order_tree.grow_tree` on the same bins:
+        the same splits (the best bracket of ``eq-xgb-gain`` in xgboost's scan order), the
+        same pre-pruning (a split needs ``Gain >= 0``), nodes numbered breadth-first.
     """
     bins = _bins(data)
     index = bins.index(features)
