@@ -277,7 +277,8 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
                                         unit)
         level, stats = _record(nodes, level, stats, best, n_left, features, data, p)
         if depth + 1 < p.max_depth:
-            ns, small = best["slots"].size, slot < best["slots"].size
+            ns = best["slots"].size
+            small = np.flatnonzero(slot < ns)  # the rows of the smaller children
             rows_small = rows[small]
             flat = index[rows_small]
             flat += (slot[small] * flat.shape[1] * bins.W)[:, None]
@@ -293,11 +294,11 @@ def _partition(data: Codes, rows: np.ndarray, slot: np.ndarray, level: np.ndarra
                best: dict, features: np.ndarray, leaves: np.ndarray | None, unit: bool) -> tuple:
     """The rows of the split nodes, the slot of each one's child in the next level (the
     smaller children first, then the larger ones) and the number of rows going left."""
-    ns = best["slots"].size
-    t = np.full(n.size, -1, dtype=np.intp)
-    t[best["slots"]] = np.arange(ns)
-    t = t[slot]  # the split of each row's node
+    ns, t = best["slots"].size, slot  # t: the split of each row's node
     if ns < n.size:
+        t = np.full(n.size, -1, dtype=np.intp)
+        t[best["slots"]] = np.arange(ns)
+        t = t[slot]
         keep = t >= 0
         if leaves is not None:  # the rows of the nodes not split are in leaves
             leaves[rows[~keep]] = level[slot[~keep]]
@@ -329,12 +330,12 @@ def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np
     order = np.argsort(level[best["slots"]])
     left = np.empty(order.size, dtype=np.intp)
     left[order] = len(nodes) + 2 * np.arange(order.size)
-    columns = (level[best["slots"]], best["kind"], features[best["k"]], best["c_lo"],
-               best["c_other"], best["default_left"], bracket, best["bracket32"], GL, HL, GR, HR,
-               n_left, n_right)
-    for node_id, kind, f, c_lo, c_other, dl, b, b32, gl, hl, gr, hr, nl, nr in zip(
-            *(c[order].tolist() for c in columns)):
-        node = nodes[node_id]
+    ints = np.stack([level[best["slots"]], best["kind"], features[best["k"]], best["c_lo"],
+                     best["c_other"], best["default_left"], n_left, n_right], axis=1)
+    floats = np.stack([bracket, best["bracket32"], GL, HL, GR, HR], axis=1)
+    for (node_id, kind, f, c_lo, c_other, dl, nl, nr), (b, b32, gl, hl, gr, hr) in zip(
+            ints[order].tolist(), floats[order].tolist()):
+        node, dl = nodes[node_id], bool(dl)
         if kind == RIGHT or kind == LEFT:
             node.threshold = data.threshold(f, c_lo, c_other)
         else:
