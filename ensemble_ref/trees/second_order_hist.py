@@ -113,6 +113,19 @@ def _histograms(flat: np.ndarray, shape: tuple, g: np.ndarray, h: np.ndarray, un
     return [a.reshape(shape) for a in (C, G, H)]
 
 
+def _running_sums(x: np.ndarray) -> np.ndarray:
+    """``np.cumsum(x)``; of floats, by blocks of 8 (numpy adds floats one after the other,
+    columns of a view ``(n / 8, 8)`` are added eight at a time)."""
+    if x.dtype.kind != "f" or x.size < 8192:
+        return np.cumsum(x)
+    B = np.zeros((-(-x.size // 8), 8))
+    B.reshape(-1)[:x.size] = x
+    for j in range(1, 8):
+        B[:, j] += B[:, j - 1]  # sums within each block
+    B[1:] += np.cumsum(B[:-1, -1])[:, None]  # plus the sums of the blocks before
+    return B.reshape(-1)[:x.size]
+
+
 class _HistScan:
     """Every candidate split of every node of one level, from the level's histograms."""
 
@@ -125,7 +138,7 @@ class _HistScan:
         self.start = np.searchsorted(nz, np.arange(0, m * d * W, W))  # every segment has rows
         end = np.append(self.start[1:], nz.size)
         self.count = end - self.start
-        PG, PH = np.cumsum(HG.reshape(-1)[nz]), np.cumsum(HH.reshape(-1)[nz])  # running sums
+        PG, PH = _running_sums(HG.reshape(-1)[nz]), _running_sums(HH.reshape(-1)[nz])
         bG, bH = PG[self.start - 1], PH[self.start - 1]  # the sums before each segment
         bG[0] = bH[0] = 0
         self.last, kill = end - 1, end - 1  # the last present bin: no candidate
