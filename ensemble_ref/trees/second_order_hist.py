@@ -89,8 +89,8 @@ class _Bins:
                 self.buffers[key] = np.empty((2 * ns,) + S.shape[1:], dtype=dtype)
             level = self.buffers[key][:2 * ns]
             level[:ns] = S
-            histograms._sibling_histogram(P if ns == P.shape[0] else P[split], level[:ns],
-                                          out=level[ns:])
+            level[ns:] = histograms._sibling_histogram(P if ns == P.shape[0] else P[split],
+                                                       level[:ns], out=level[ns:])
             out.append(level)
         return out
 
@@ -141,15 +141,12 @@ class _HistScan:
         PG, PH = _running_sums(HG.reshape(-1)[nz]), _running_sums(HH.reshape(-1)[nz])
         bG, bH = PG[self.start - 1], PH[self.start - 1]  # the sums before each segment
         bG[0] = bH[0] = 0
-        self.last, kill = end - 1, end - 1  # the last present bin: no candidate
-        if data.any_missing:
-            self.n_missing = C[:, :, -1].ravel()
-            self.last = end - 1 - (self.n_missing > 0)  # start - 1: no present value
-            kill = np.concatenate([self.last, kill[self.n_missing > 0]])
+        self.n_missing = C[:, :, -1].ravel()
+        self.last = end - 1 - (self.n_missing > 0)  # the last present bin (start - 1: none)
+        kill = np.concatenate([self.last, (end - 1)[self.n_missing > 0]])  # no candidate there
         self.NG, self.NH = PG[self.last] - bG, PH[self.last] - bH  # sums of the present values
-        if data.any_missing:
-            none = self.last < self.start
-            self.NG[none], self.NH[none] = 0, 0
+        none = self.last < self.start
+        self.NG[none], self.NH[none] = 0, 0
         G, H, n = stats
         self.G, self.H, self.n = np.repeat(G, d), np.repeat(H, d), np.repeat(n, d)  # per segment
         self.parent32 = np.repeat(round32(formulas._score(G, H, p.reg_lambda)), d)
