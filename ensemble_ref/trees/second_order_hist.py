@@ -2,8 +2,9 @@ r"""The tree of ``tree_method="hist"``, grown level by level from gradient histo
 
 The split rule is that of :mod:`ensemble_ref.trees.second_order_tree` (read its
 docstring): the same candidates, scan order, ties, directions of missing values,
-float32 rounding and pre-pruning, so the same trees. Only the way the sums of the
-candidates are obtained differs. At each level of the tree:
+float32 rounding and pre-pruning, so the same trees (but for ties broken by the rounding
+of sums added in another order). Only the way the sums of the candidates are obtained
+differs. At each level of the tree:
 
 1. every node has three histograms of shape ``(n_features, W)``: for each feature and
    bin, the sums :math:`G_{jb}, H_{jb}` of equation ``eq-scale-histogram`` over the node's
