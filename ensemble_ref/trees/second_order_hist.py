@@ -109,8 +109,8 @@ def _histograms(flat: np.ndarray, shape: tuple, g: np.ndarray, h: np.ndarray, un
     flat bin of every value of the rows of ``g`` and ``h`` (``d`` per row)."""
     size, d = int(np.prod(shape)), shape[1]
     C = histograms._bin_sums(flat, None, size) if C is None else C
-    G = histograms._bin_sums(flat, np.repeat(g, d), size)
-    H = C if unit else histograms._bin_sums(flat, np.repeat(h, d), size)
+    G = histograms._bin_sums(flat, g.repeat(d), size)
+    H = C if unit else histograms._bin_sums(flat, h.repeat(d), size)
     return [a.reshape(shape) for a in (C, G, H)]
 
 
@@ -118,7 +118,7 @@ def _running_sums(x: np.ndarray) -> np.ndarray:
     """``np.cumsum(x)``; of floats, by blocks of 8 (numpy adds floats one after the other,
     columns of a view ``(n / 8, 8)`` are added eight at a time)."""
     if x.dtype.kind != "f" or x.size < 8192:
-        return np.cumsum(x)
+        return x.cumsum()
     B = np.zeros((-(-x.size // 8), 8))
     B.reshape(-1)[:x.size] = x
     for j in range(1, 8):
@@ -135,9 +135,9 @@ class _HistScan:
         C, HG, HH = hist
         m, d, W = C.shape
         self.m, self.d, self.W, self.p, self.unit = m, d, W, p, unit
-        self.nz = nz = np.flatnonzero(C > 0)  # non-empty bins, segment (node, feature) by segment
+        self.nz = nz = (C > 0).ravel().nonzero()[0]  # non-empty bins, segment (node, feature) by segment
         self.start = np.searchsorted(nz, np.arange(0, m * d * W, W))  # every segment has rows
-        end = np.append(self.start[1:], nz.size)
+        end = np.concatenate([self.start[1:], [nz.size]])
         self.count = end - self.start
         PG, PH = _running_sums(HG.reshape(-1)[nz]), _running_sums(HH.reshape(-1)[nz])
         bG, bH = PG[self.start - 1], PH[self.start - 1]  # the sums before each segment
@@ -149,13 +149,14 @@ class _HistScan:
         none = self.last < self.start
         self.NG[none], self.NH[none] = 0, 0
         G, H, n = stats
-        self.G, self.H, self.n = np.repeat(G, d), np.repeat(H, d), np.repeat(n, d)  # per segment
-        self.parent32 = np.repeat(round32(formulas._score(G, H, p.reg_lambda)), d)
+        self.G, self.H, self.n = G.repeat(d), H.repeat(d), n.repeat(d)  # per segment
+        self.parent32 = round32(formulas._score(G, H, p.reg_lambda)).repeat(d)
         Gs, Hs = self._rep(self.G), self._rep(self.H)
         GR, HR = self._rep(self.NG + bG) - PG, self._rep(self.NH + bH) - PH  # present above
         self.directions = {LEFT: self._direction(Gs - GR, Hs - HR, GR, HR, kill)}  # missing left
-        self.forward = np.tile(data.need_forward[features], m)
+        self.forward = data.need_forward[features]
         if self.forward.any():  # missing right (scan upwards): features with missing values
+            self.forward = np.tile(self.forward, m)
             GL, HL = PG - self._rep(bG), PH - self._rep(bH)
             kill = np.concatenate([kill, np.flatnonzero(~self._rep(self.forward))])
             self.directions[RIGHT] = self._direction(GL, HL, Gs - GL, Hs - HL, kill)
@@ -163,7 +164,7 @@ class _HistScan:
 
     def _rep(self, a: np.ndarray) -> np.ndarray:
         """A value per segment repeated for each of its non-empty bins."""
-        return np.repeat(a, self.count)
+        return a.repeat(self.count)
 
     def _valid(self, HL: np.ndarray, HR: np.ndarray) -> np.ndarray | None:
         """Where both children are heavy enough (None: everywhere, unit Hessians)."""
@@ -175,8 +176,7 @@ class _HistScan:
 
     def _direction(self, GL, HL, GR, HR, kill: np.ndarray) -> tuple:
         """(G_L, H_L, brackets) of the candidates in one direction of the missing values."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            v = formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self._rep(self.parent32))
+        v = formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self._rep(self.parent32))
         ok = self._valid(HL, HR)
         v = v if ok is None else np.where(ok, v, -np.inf)
         v[kill] = -np.inf  # the last present bin, the missing values: no candidate
@@ -192,10 +192,10 @@ class _HistScan:
             ok = (self.n_missing > 0) & (self.n_missing < self.n)
             valid = self._valid(HL, HR)
             ok = ok if valid is None else ok & valid
-            with np.errstate(divide="ignore", invalid="ignore"):
-                b = round32(formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self.parent32))
+            b = round32(formulas._bracket(GL, HL, GR, HR, self.p.reg_lambda, self.parent32))
             best[LEFT_MISSING] = np.where(ok, b, -np.inf)
-            best[RIGHT_MISSING] = np.where(self.forward, best[LEFT_MISSING], -np.inf)
+            if RIGHT in self.directions:  # present left, missing right: the forward features
+                best[RIGHT_MISSING] = np.where(self.forward, best[LEFT_MISSING], -np.inf)
         kinds = sorted(best)
         return kinds, np.array([best[code] for code in kinds])
 
@@ -207,13 +207,13 @@ class _HistScan:
         split = best > MIN_BRACKET
         if self.p.pre_prune:  # hist: xgboost splits only when loss_chg >= min_split_loss
             split &= formulas._gain(best, self.p.gamma) >= 0
-        slots = np.flatnonzero(split)
+        slots = split.nonzero()[0]
         if slots.size == 0:
             return None
         best = best[slots]
-        k = np.argmax(seg_best[slots] == best[:, None], axis=1)  # the lowest feature among the best
+        k = (seg_best[slots] == best[:, None]).argmax(axis=1)  # the lowest feature among the best
         seg = slots * self.d + k
-        kind = np.array(kinds)[np.argmax(K[:, seg] == best, axis=0)]  # the first in scan order
+        kind = np.array(kinds)[(K[:, seg] == best).argmax(axis=0)]  # the first in scan order
         out = dict(slots=slots, k=k, kind=kind, bracket32=best, default_left=kind >= LEFT,
                    GL=np.empty(slots.size), HL=np.empty(slots.size),
                    c_lo=np.empty(slots.size, dtype=np.intp), c_other=np.empty(slots.size, dtype=np.intp))
@@ -237,13 +237,14 @@ class _HistScan:
         """The first candidate of each segment ``seg`` whose rounded bracket is ``best``, scanning
         upwards (missing right) or downwards (missing left)."""
         idx = segment_ranges(self.start[seg], self.count[seg])
-        hit = round32(v[idx]) == np.repeat(best, self.count[seg])
-        first = np.cumsum(self.count[seg]) - self.count[seg]
+        hit = round32(v[idx]) == best.repeat(self.count[seg])
+        first = self.count[seg].cumsum() - self.count[seg]
         if downwards:
             return np.maximum.reduceat(np.where(hit, idx, -1), first)
         return np.minimum.reduceat(np.where(hit, idx, np.iinfo(np.intp).max), first)
 
 
+@np.errstate(divide="ignore", invalid="ignore")  # H + lambda = 0: masked out
 def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
                    features: np.ndarray, p: TreeParams,
                    leaves: np.ndarray | None = None) -> SecondOrderTree:
