@@ -196,8 +196,9 @@ class _SecondOrderBooster(BaseEstimator):
         self.base_score_ = self._base_score(y, sw)
         self.base_margin_ = self._margin_of(self.base_score_)
         data = Codes(X, self.tree_method, max_bin)  # features coded (sorted, binned) once
+        hist = self.tree_method == "hist"
         leaves = np.empty(n, dtype=np.intp)  # hist: the leaf of every row, known from the growth
-        grow = partial(grow_hist_tree, leaves=leaves) if self.tree_method == "hist" else grow_tree
+        grow = partial(grow_hist_tree, leaves=leaves) if hist else grow_tree
         loss = get_loss(self._loss_name)
         F = self._start(n)  # current scores F_{m-1}(x_i), one column per class for K > 2
         self.trees_, losses = [], []
@@ -211,8 +212,7 @@ class _SecondOrderBooster(BaseEstimator):
                 g_k, h_k = (g, h) if g.ndim == 1 else (g[:, k], h[:, k])
                 tree = grow(data, g_k, h_k, rows, features, tree_params)
                 tree.value = eta * tree.weight  # the shrunken tree eta f_m
-                step.append(tree.value[leaves] if grow is not grow_tree and rows.size == n
-                            else tree.predict(X))
+                step.append(tree.value[leaves] if hist and rows.size == n else tree.predict(X))
                 self.trees_.append(tree)
             F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + eta f_m
             losses.append(np.average(self._loss_values(loss, y, F), weights=sw))
