@@ -226,7 +226,7 @@ MUTANTS = [
            "return experts, chosen / total", "return experts, chosen",
            "the top-k gate not renormalised over the chosen experts"),
     Mutant("hist-post-prunes", "book/09_xgboost.md",
-           "ensemble_ref.trees.second_order_hist.grow_hist_tree",
+           "ensemble_ref.trees.second_order_hist._HistScan",
            "if self.p.pre_prune:  # hist: xgboost splits only when loss_chg >= min_split_loss",
            "if False:  # hist: xgboost splits only when loss_chg >= min_split_loss",
            "gamma prunes after growth with every tree method (hist too)"),
