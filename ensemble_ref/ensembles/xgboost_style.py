@@ -26,9 +26,11 @@ independent quadratics, one per leaf :math:`j` with :math:`G_j = \sum_{i \in I_j
 for K > 2 classes)
 grow trees with them.
 
-**Tree growth** is :func:`ensemble_ref.trees.second_order_tree.grow_tree`: level by
-level to ``max_depth``, scanning every distinct value (``tree_method="exact"``) or at
-most ``max_bin`` quantile bins (``"hist"``) per feature. ``exact`` then prunes bottom-up
+**Tree growth** is :func:`ensemble_ref.trees.second_order_tree.grow_tree`
+(``tree_method="exact"``) or :func:`ensemble_ref.trees.second_order_hist.grow_hist_tree`
+(``"hist"``, from gradient histograms), with the same split rule: level by level to
+``max_depth``, scanning every distinct value (``exact``) or at most ``max_bin`` quantile
+bins (``hist``) per feature. ``exact`` then prunes bottom-up
 every split with a negative ``Gain`` whose children are leaves (xgboost's ``prune``
 updater); ``hist`` pre-prunes, splitting a node only when its best ``Gain`` is not
 negative (xgboost's hist updater). The formulas are those of
@@ -74,6 +76,7 @@ the left, and the better one is kept, so a candidate split can also separate
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Iterator
 
 import numpy as np
@@ -93,6 +96,7 @@ from ..math import sampling
 from ..math import softmax_objective as softmax
 from ..math.losses import Loss, get_loss, sigmoid
 from ..trees.engine import Codes
+from ..trees.second_order_hist import grow_hist_tree
 from ..trees.second_order_tree import TreeParams, grow_tree
 
 __all__ = ["XGBRegressor", "XGBClassifier"]
@@ -192,6 +196,9 @@ class _SecondOrderBooster(BaseEstimator):
         self.base_score_ = self._base_score(y, sw)
         self.base_margin_ = self._margin_of(self.base_score_)
         data = Codes(X, self.tree_method, max_bin)  # features coded (sorted, binned) once
+        hist = self.tree_method == "hist"
+        leaves = np.empty(n, dtype=np.intp)  # hist: the leaf of every row, known from the growth
+        grow = partial(grow_hist_tree, leaves=leaves) if hist else grow_tree
         loss = get_loss(self._loss_name)
         F = self._start(n)  # current scores F_{m-1}(x_i), one column per class for K > 2
         self.trees_, losses = [], []
@@ -203,9 +210,9 @@ class _SecondOrderBooster(BaseEstimator):
             for k in range(1 if g.ndim == 1 else g.shape[1]):  # one tree per class (K > 2)
                 features = sampling._subsample_columns(rng, d, colsample)
                 g_k, h_k = (g, h) if g.ndim == 1 else (g[:, k], h[:, k])
-                tree = grow_tree(data, g_k, h_k, rows, features, tree_params)
+                tree = grow(data, g_k, h_k, rows, features, tree_params)
                 tree.value = eta * tree.weight  # the shrunken tree eta f_m
-                step.append(tree.predict(X))
+                step.append(tree.value[leaves] if hist and rows.size == n else tree.predict(X))
                 self.trees_.append(tree)
             F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + eta f_m
             losses.append(np.average(self._loss_values(loss, y, F), weights=sw))

@@ -40,7 +40,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
-from ensemble_ref import split_gain
+from .second_order import split_gain
 
 __all__ = [
     "quantile_cuts",
@@ -213,9 +213,32 @@ def gradient_histogram(codes: Any, g: Any, h: Any, n_bins: int, nodes: Any = Non
     # One flat bin index per (row, feature): ((node * d) + feature) * n_bins + code.
     flat = ((nodes[keep, None] * d + np.arange(d)) * n_bins + codes[keep]).ravel()
     size = n_nodes * d * n_bins
-    G = np.bincount(flat, weights=np.repeat(g[keep], d), minlength=size)
-    H = np.bincount(flat, weights=np.repeat(h[keep], d), minlength=size)
+    G = _bin_sums(flat, np.repeat(g[keep], d), size)
+    H = _bin_sums(flat, np.repeat(h[keep], d), size)
     return np.stack([G, H], axis=-1).reshape(n_nodes, d, n_bins, 2)
+
+
+def _bin_sums(flat: np.ndarray, w: np.ndarray | None, size: int) -> np.ndarray:
+    """The sums ``G_jb`` (or ``H_jb``) of equation ``eq-scale-histogram`` over a flat index.
+
+    ``flat[t]`` is the bin (of the flattened ``(node, feature, bin)`` histogram) that
+    entry ``t`` falls in and ``w[t]`` its gradient (or Hessian); each bin receives the
+    sum of its entries, added in their order. ``w=None`` counts the entries (integers).
+    The unvalidated core of :func:`gradient_histogram`, also that of the ``hist`` tree
+    of ``ensemble_ref.XGBRegressor``.
+    """
+    return np.bincount(flat, weights=w, minlength=size)  # eq-scale-histogram
+
+
+def _sibling_histogram(parent: np.ndarray, child: np.ndarray,
+                       out: np.ndarray | None = None) -> np.ndarray:
+    """The histogram of a node's other child: its parent's minus this child's (into ``out``).
+
+    The parent's rows are the disjoint union of its children's, so by the additivity
+    of ``eq-scale-histogram`` over rows the parent's histogram is the sum of the
+    children's; only the smaller child's is built.
+    """
+    return np.subtract(parent, child, out=out)
 
 
 def sum_histograms(histograms: Sequence[Any]) -> np.ndarray:

@@ -22,6 +22,10 @@ methods prune as xgboost's updaters do:
 
 The formulas come from :mod:`ensemble_ref.math.second_order` (called through the
 module, so that the one definition is the one the tree runs).
+
+The booster grows its ``hist`` trees with the same rule from gradient histograms
+(:mod:`ensemble_ref.trees.second_order_hist`), faster; on quantile bins this module's
+:func:`grow_tree` gives the same trees.
 """
 
 from __future__ import annotations
