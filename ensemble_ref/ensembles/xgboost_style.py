@@ -212,7 +212,10 @@ class _SecondOrderBooster(BaseEstimator):
                 g_k, h_k = (g, h) if g.ndim == 1 else (g[:, k], h[:, k])
                 tree = grow(data, g_k, h_k, rows, features, tree_params)
                 tree.value = eta * tree.weight  # the shrunken tree eta f_m
-                step.append(tree.value[leaves] if hist and rows.size == n else tree.predict(X))
+                # the training rows' leaves, when the growth found them (no second pass)
+                leaf = leaves if hist and rows.size == n else tree.train_leaf
+                tree.train_leaf = None
+                step.append(tree.predict(X) if leaf is None else tree.value[leaf])
                 self.trees_.append(tree)
             F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + eta f_m
             losses.append(np.average(self._loss_values(loss, y, F), weights=sw))

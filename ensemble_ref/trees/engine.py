@@ -34,7 +34,8 @@ import numpy as np
 
 __all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32", "midpoint32",
            "segment_ranges", "exact_integers", "partition",
-           "segment_prefix_sums", "masked_eval", "round32", "child_key_type", "MISSING", "MIN_BRACKET"]
+           "segment_prefix_sums", "segment_ids", "segment_argmax", "row_blocks", "Scratch", "masked_eval", "round32",
+           "child_key_type", "MISSING", "MIN_BRACKET"]
 
 FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn: feature values closer than this are equal
 MIN_BRACKET = 1e-6  # xgboost's kRtEps: a split needs a bracket above it
@@ -159,17 +160,99 @@ def partition(S: np.ndarray, key: np.ndarray, n_keep: int) -> np.ndarray:
 
 
 def segment_prefix_sums(w: np.ndarray, S: np.ndarray, bounds: np.ndarray,
-                        present: np.ndarray | None = None) -> np.ndarray:
+                        present: np.ndarray | None = None, scratch: Scratch | None = None,
+                        name: str = "prefix") -> np.ndarray:
     """Prefix sums of ``w[S]`` along each row, restarting at every segment ``bounds[s]:bounds[s + 1]``
-    and skipping the positions where ``present`` is False; in integers when ``w`` is whole."""
+    and skipping the positions where ``present`` is False; in integers when ``w`` is whole.
+
+    With ``scratch`` the result (and the integer sums) live in its buffers ``name``: they
+    are overwritten by the next call with the same name. Equal whole weights without
+    ``present`` give a read-only view of one row (``P.strides[0] == 0``).
+    """
+    new = scratch or _fresh
     w_int = exact_integers(w)
-    V = (w if w_int is None else w_int)[S]
+    if w_int is not None and present is None and w_int.size and (w_int == w_int[0]).all():
+        # equal whole weights (unit hessians): the sums are counts, the same in every row
+        starts = np.repeat(bounds[:-1], np.diff(bounds))
+        counts = w_int[0] * (np.arange(S.shape[1]) - starts + 1)
+        return np.broadcast_to(counts.astype(float), S.shape)
+    V = w if w_int is None else w_int
+    # mode="clip" (the indices are valid): take's default mode copies through a temporary
+    P = np.take(V, S, out=new(name if w_int is None else name + "-int", S.shape, V.dtype),
+                mode="clip")
     if present is not None:
-        V = np.where(present, V, 0)
-    P = np.cumsum(V, axis=1)
+        np.copyto(P, 0, where=~present)
+    np.cumsum(P, axis=1, out=P)
     before = bounds[:-1] - 1  # the sum up to the previous segment, subtracted
-    P -= np.repeat(np.where(before >= 0, P[:, np.maximum(before, 0)], 0), np.diff(bounds), axis=1)
-    return P.astype(float, copy=False)
+    P_before = np.where(before >= 0, P[:, np.maximum(before, 0)], 0).astype(P.dtype)
+    P -= np.take(P_before, segment_ids(bounds), axis=1, out=new(name + "-before", S.shape, P.dtype),
+                 mode="clip")
+    if w_int is None:
+        return P
+    out = new(name, S.shape, float)
+    np.copyto(out, P)
+    return out
+
+
+def _fresh(_name: str, shape: tuple, dtype) -> np.ndarray:
+    return np.empty(shape, dtype)
+
+
+def segment_ids(bounds: np.ndarray) -> np.ndarray:
+    """The segment ``s`` of every position ``bounds[s] <= r < bounds[s + 1]``."""
+    return np.repeat(np.arange(bounds.size - 1), np.diff(bounds))
+
+
+def segment_argmax(A: np.ndarray, bounds: np.ndarray, last: bool = False
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum of every segment of every row of ``A`` and the position of its first
+    (``last``: its last) occurrence; a NaN is the maximum of its segment (position arbitrary).
+
+    One ``reduceat`` finds the maxima; the positions holding them, in increasing order,
+    are searched for the first one at or after each segment's start (or the last one
+    before its end): no loop over the segments.
+    """
+    d, N = A.shape
+    M = np.maximum.reduceat(A, bounds[:-1], axis=1)
+    at = np.flatnonzero(A == np.repeat(M, np.diff(bounds), axis=1))
+    row = np.arange(d)[:, None] * N
+    if at.size == 0:
+        return M, np.broadcast_to(bounds[:-1], M.shape).copy()
+    i = np.searchsorted(at, row + (bounds[1:] if last else bounds[:-1])) - (1 if last else 0)
+    pos = at[np.clip(i, 0, at.size - 1)] - row
+    return M, np.clip(pos, bounds[:-1], bounds[1:] - 1)
+
+
+def row_blocks(n_rows: int, row_length: int, block: int = 2**15) -> list[slice]:
+    """Consecutive rows in groups of about ``block`` elements (at least one row).
+
+    Arithmetic on a group at a time keeps its temporaries in the cache and below the
+    allocator's threshold for fresh pages (see :class:`Scratch`), several times faster
+    than whole arrays.
+    """
+    step = max(1, block // max(row_length, 1))
+    return [slice(a, a + step) for a in range(0, n_rows, step)]
+
+
+class Scratch:
+    """Work arrays reused by every level of every tree of one ``fit``.
+
+    Writing into a freshly allocated large array costs a page fault per 4 KiB page (the
+    allocator hands large freed blocks back to the system), often more than the arithmetic
+    done on it; a grower therefore keeps its per-level arrays in named buffers that live
+    as long as the fit. ``scratch(name, shape, dtype)`` is the buffer ``name`` viewed with
+    that shape (its content is whatever the last user left).
+    """
+
+    def __init__(self) -> None:
+        self._flat: dict[str, np.ndarray] = {}
+
+    def __call__(self, name: str, shape: tuple, dtype=float) -> np.ndarray:
+        size = int(np.prod(shape))
+        buf = self._flat.get(name)
+        if buf is None or buf.size < size or buf.dtype != np.dtype(dtype):
+            buf = self._flat[name] = np.empty(size, dtype)
+        return buf[:size].reshape(shape)
 
 
 def masked_eval(mask: np.ndarray, fn, *arrays, fill: float = -np.inf) -> np.ndarray:
@@ -216,6 +299,7 @@ class Codes:
         self.values: list[np.ndarray] = []  # distinct values (exact) of each feature
         self.cuts: list[np.ndarray | None] = []  # bin edges (hist) or None
         self.need_forward = np.zeros(d, dtype=bool)
+        self.need_codes = np.zeros(d, dtype=bool)
         for j in range(d):
             x = X[:, j]
             missing = np.isnan(x)
@@ -232,8 +316,12 @@ class Codes:
             # The missing-right scan is only needed when the feature has missing values
             # and is not constant (the library's rule).
             self.need_forward[j] = missing.any() and u.size > 1
+            # Without ties (binned, repeated values) and missing values, every neighbour in
+            # a sorted segment is a candidate: the scans need not read the codes.
+            self.need_codes[j] = u.size < x.size or self.cuts[j] is not None
         self.any_missing = bool(self.need_forward.any() or np.isnan(X).any())
         self.order = presort(self.codes, stable=True)  # missing last
+        self.scratch = Scratch()  # the growers' work arrays, reused by every tree of the fit
 
     def threshold(self, f: int, c_lo: int, c_hi: int) -> float:
         """Threshold sending codes ``<= c_lo`` left and ``>= c_hi`` right."""

@@ -30,12 +30,23 @@ The booster grows its ``hist`` trees with the same rule from gradient histograms
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from ..math import second_order as formulas
-from .engine import MIN_BRACKET, MISSING, Codes, child_key_type, masked_eval, partition, round32, segment_prefix_sums
+from .engine import (
+    MIN_BRACKET,
+    MISSING,
+    Codes,
+    child_key_type,
+    partition,
+    round32,
+    row_blocks,
+    segment_argmax,
+    segment_ids,
+    segment_prefix_sums,
+)
 
 __all__ = ["SecondOrderTree", "grow_tree"]
 
@@ -73,6 +84,9 @@ class SecondOrderTree:
         Number of training samples (of the round's subsample) in each node.
     depth : ndarray of int
         Depth of each node (the root has depth 0).
+    train_leaf : ndarray of int or None
+        While the booster fits: the leaf of each training sample when the tree grew on all
+        of them (its training predictions without :meth:`apply`); None otherwise.
     """
 
     children_left: np.ndarray
@@ -87,6 +101,7 @@ class SecondOrderTree:
     gain: np.ndarray
     n_node_samples: np.ndarray
     depth: np.ndarray
+    train_leaf: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def node_count(self) -> int:
@@ -158,42 +173,68 @@ def grow_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
     codes = data.codes[features]  # codes[k, i]: code of sample i in feature features[k]
     nodes = [_Node(float(g[rows].sum()), float(h[rows].sum()), rows.size, 0)]
     level, bounds = [0], np.array([0, rows.size])  # node ids of the level and their segments
+    leaf = np.full(g.size, TREE_LEAF, dtype=np.intp)  # the leaf of each sample, once known
     for _ in range(p.max_depth):
         scan = _LevelScan(data, codes, S, g, h, features, [nodes[i] for i in level], bounds, p)
-        key = np.full(g.size, np.iinfo(child_key_type(2 * len(level))).max,
-                      dtype=child_key_type(2 * len(level)))
-        new_level, sizes = [], []
-        for s, node_id in enumerate(level):
-            split = scan.best_split(s)
-            if split is None:
-                continue
-            seg_rows = S[0, bounds[s]:bounds[s + 1]]
-            go_left = _split_node(nodes, node_id, split, codes[split[0], seg_rows], features, p)
-            key[seg_rows] = len(new_level) + np.where(go_left, 0, 1)  # index of the child
-            new_level += [nodes[node_id].left, nodes[node_id].right]
-            sizes += [int(go_left.sum()), seg_rows.size - int(go_left.sum())]
+        splits = [scan.best_split(s) for s in range(len(level))]
+        _record_leaves(leaf, S[0], bounds, level, splits)
+        key, sizes = _child_keys(codes, S[0], bounds, splits, g.size)
+        new_level = []
+        for node_id, split in zip(level, splits):
+            if split is not None:
+                n_left, n_right = sizes[len(new_level):len(new_level) + 2]
+                new_level += _split_node(nodes, node_id, split, int(n_left), int(n_right), features, p)
         if not new_level:
             break
         S = partition(S, key, int(np.sum(sizes)))  # each child's samples stay sorted
         level, bounds = new_level, np.concatenate([[0], np.cumsum(sizes)])
-    return _finish_tree(nodes, p)
+    else:
+        _record_leaves(leaf, S[0], bounds, level, [None] * len(level))
+    return _finish_tree(nodes, p, leaf if rows.size == g.size else None)
 
 
-def _split_node(nodes: list, node_id: int, split: tuple, c: np.ndarray, features: np.ndarray,
-                p: TreeParams) -> np.ndarray:
-    """Record a split, create the two children; which samples (codes ``c``) go left."""
+def _record_leaves(leaf: np.ndarray, S0: np.ndarray, bounds: np.ndarray, level: list,
+                   splits: list) -> None:
+    """``leaf[i] = node`` for the samples of the nodes of the level that are not split."""
+    seg = segment_ids(bounds)
+    closed = np.array([split is None for split in splits])[seg]
+    leaf[S0[closed]] = np.asarray(level)[seg[closed]]
+
+
+def _child_keys(codes: np.ndarray, S0: np.ndarray, bounds: np.ndarray, splits: list,
+                n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The rank of each sample's child (samples of closed nodes: the largest key) and the
+    sizes of the children, in the order of the level's splits (left, right, left, ...)."""
+    is_split = np.array([split is not None for split in splits])
+    parts = np.array([split[:3] if split is not None else (0, 0, False) for split in splits],
+                     dtype=np.int64).reshape(len(splits), 3)
+    f_k, c_lo, default_left = parts[:, 0], parts[:, 1], parts[:, 2].astype(bool)
+    seg = segment_ids(bounds)
+    c = codes[f_k[seg], S0]
+    go_right = np.where(c == MISSING, ~default_left[seg], c > c_lo[seg])
+    child = 2 * (np.cumsum(is_split) - 1)[seg] + go_right  # left child 2j, right 2j + 1
+    key_type = child_key_type(2 * int(is_split.sum()))
+    key = np.full(n, np.iinfo(key_type).max, dtype=key_type)
+    key[S0[is_split[seg]]] = child[is_split[seg]]
+    return key, np.bincount(child[is_split[seg]], minlength=2 * int(is_split.sum()))
+
+
+def _split_node(nodes: list, node_id: int, split: tuple, n_left: int, n_right: int,
+                features: np.ndarray, p: TreeParams) -> list:
+    """Record a split and create the two children; their ids."""
     node = nodes[node_id]
-    f_k, c_lo, default_left, threshold, bracket32, (GL, HL, GR, HR) = split
-    go_left = np.where(c == MISSING, default_left, c <= c_lo)
-    n_left = int(go_left.sum())
+    f_k, _c_lo, default_left, threshold, bracket32, (GL, HL, GR, HR) = split
     node.feature, node.threshold = int(features[f_k]), threshold
     node.default_left = default_left
     node.bracket = float(formulas._bracket(GL, HL, GR, HR, p.reg_lambda))
     node.bracket32 = bracket32
     node.left, node.right = len(nodes), len(nodes) + 1
     nodes.append(_Node(GL, HL, n_left, node.depth + 1))
-    nodes.append(_Node(GR, HR, c.size - n_left, node.depth + 1))
-    return go_left
+    nodes.append(_Node(GR, HR, n_right, node.depth + 1))
+    return [node.left, node.right]
+
+
+RIGHT, RIGHT_MISSING, LEFT, LEFT_MISSING = range(4)  # the kinds of candidates, in scan order
 
 
 class _LevelScan:
@@ -202,127 +243,139 @@ class _LevelScan:
     def __init__(self, data: Codes, codes: np.ndarray, S: np.ndarray, g: np.ndarray,
                  h: np.ndarray, features: np.ndarray, level_nodes: list, bounds: np.ndarray,
                  p: TreeParams) -> None:
-        self.data, self.features, self.bounds, self.p = data, features, bounds, p
-        self.nodes = level_nodes
-        self.C = codes.ravel()[S + (np.arange(S.shape[0]) * codes.shape[1])[:, None]]  # sorted
-        self.present = self.C != MISSING if data.any_missing else None  # None: all present
+        self.data, self.codes, self.S, self.features, self.bounds, self.p = (
+            data, codes, S, features, bounds, p)
+        self.new = data.scratch  # the level's large arrays live in buffers of the fit
+        self.G = np.array([nd.G for nd in level_nodes])
+        self.H = np.array([nd.H for nd in level_nodes])
+        self.seg, self.last = segment_ids(bounds), bounds[1:] - 1
         self.forward = data.need_forward[features]
-        self._prefix_sums(S, g, h)
-        self._brackets()
+        self._candidate_positions()
+        # PG, PH: sums of g, h over the present values up to each position, per node;
+        # NG, NH: the sums over the node's present values
+        self.PG = segment_prefix_sums(g, S, bounds, self.present, self.new, "PG")
+        self.PH = segment_prefix_sums(h, S, bounds, self.present, self.new, "PH")
+        self.NG, self.NH = self.PG[:, self.last], self.PH[:, self.last]
+        self.parent32 = round32(formulas._score(self.G, self.H, p.reg_lambda))
+        self.sizes = np.diff(bounds)
+        self.Gn, self.Hn, self.parent_n = self.G[self.seg], self.H[self.seg], self.parent32[self.seg]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self._best_of_each_kind()
+        # per node: the first best kind of each feature, then the lowest feature among the best
+        self.kind = np.argmax(self.best, axis=0)
+        best = np.take_along_axis(self.best, self.kind[None], axis=0)[0]
+        self.f_best = np.argmax(best, axis=0)
+        self.bracket = best[self.f_best, np.arange(self.G.size)]
 
-    def _prefix_sums(self, S: np.ndarray, g: np.ndarray, h: np.ndarray) -> None:
-        """PG, PH: sums of g, h over the present values up to each position, per node."""
-        # missing values do not enter the scans over present values; unit hessians (squared
-        # error) are summed as integers
-        self.PG, self.PH = (segment_prefix_sums(v, S, self.bounds, self.present) for v in (g, h))
-        self.last = self.bounds[1:] - 1
-        self.NG, self.NH = self.PG[:, self.last], self.PH[:, self.last]  # sums over present values
+    def _candidate_positions(self) -> None:
+        """cand[k, r]: a threshold may follow position r, because r + 1 is in the same node
+        and holds a larger present value; present[k, r]: the value is not missing."""
+        self.cand = self.new("cand", self.S.shape, bool)
+        self.cand[...] = True
+        self.cand[:, self.last] = False
+        self.present, self.n_missing = None, None  # None: all present
+        read = np.flatnonzero(self.data.need_codes[self.features])  # features with ties or NaN
+        if read.size == 0:
+            return
+        C = self.codes[read[:, None], self.S[read]]  # the codes in sorted order
+        self.cand[read, :-1] &= C[:, 1:] != C[:, :-1]
+        if self.data.any_missing:
+            self.present = np.ones(self.S.shape, dtype=bool)
+            self.present[read] = C != MISSING
+            self.cand[read, :-1] &= self.present[read, 1:]
+            self.n_missing = np.add.reduceat(~self.present, self.bounds[:-1], axis=1, dtype=np.intp)
 
-    def _candidates(self, GL, HL, GR, HR, parent, ok):
-        """Rounded brackets of the candidates where ``ok`` and both children are heavy enough."""
+    def _rounded_brackets(self, GL, HL, GR, HR, parent, ok, out) -> np.ndarray:
+        """Brackets rounded to float32 (as the library stores them) into ``out``; -inf where
+        not ``ok`` or a child is lighter than ``min_child_weight``."""
         lam, mcw = self.p.reg_lambda, self.p.min_child_weight
+        np.copyto(out, formulas._bracket(GL, HL, GR, HR, lam, parent), casting="same_kind")
         ok = ok & (HL >= mcw) & (HR >= mcw)  # with lam > 0, H >= mcw >= 0 gives H + lam > 0:
         ok = ok if lam > 0 and mcw >= 0 else ok & (HL + lam > 0) & (HR + lam > 0)
-        return np.where(ok, round32(formulas._bracket(GL, HL, GR, HR, lam, parent)), -np.inf)
+        np.copyto(out, -np.inf, where=~ok)
+        return out
 
-    def _brackets(self) -> None:
-        lam, sizes = self.p.reg_lambda, np.diff(self.bounds)
-        self.G = np.array([nd.G for nd in self.nodes])
-        self.H = np.array([nd.H for nd in self.nodes])
-        Gn, Hn = np.repeat(self.G, sizes)[:-1], np.repeat(self.H, sizes)[:-1]
-        self.parent32 = round32(formulas._score(self.G, self.H, lam))
-        Pn = np.repeat(self.parent32, sizes)[:-1]
-        # A threshold may follow position r when r + 1 is in the same node and holds a
-        # larger present value.
-        cand = self.C[:, 1:] != self.C[:, :-1]
-        if self.present is not None:
-            cand &= self.present[:, 1:]
-        cand[:, self.last[:-1]] = False
-        PG, PH = self.PG[:, :-1], self.PH[:, :-1]
-        NG, NH = np.repeat(self.NG, sizes, axis=1)[:, :-1], np.repeat(self.NH, sizes, axis=1)[:, :-1]
+    def _best_of_each_kind(self) -> None:
+        """best[kind, k, s]: the best rounded bracket of feature k in node s among the
+        candidates of each kind; at[scan, k, s]: the position of the scan's best (the
+        first one met: upwards the first, downwards the last)."""
+        shape = self.NG.shape
+        self.best = np.full((4, *shape), -np.inf, dtype=np.float32)
+        self.at = np.zeros((2, *shape), dtype=np.intp)
+        F = np.flatnonzero(self.forward)  # missing right, upwards
+        if F.size:
+            right = self._scan(F, self._right_children)
+            self.best[RIGHT, F], self.at[0, F] = segment_argmax(right, self.bounds)
+        left = self._scan(None, self._left_children)  # missing left, downwards
+        self.best[LEFT], self.at[1] = segment_argmax(left, self.bounds, last=True)
+        if self.n_missing is not None:  # splits of "present" from "missing"
+            ok = (self.n_missing > 0) & (self.n_missing < np.diff(self.bounds))
+            gain = self._rounded_brackets(self.NG, self.NH, self.G - self.NG, self.H - self.NH,
+                                          self.parent32, ok, np.empty(shape, np.float32))
+            self.best[RIGHT_MISSING, F], self.best[LEFT_MISSING] = gain[F], gain
 
-        def left(ok, PG, PH, NG, NH, Gn, Hn, Pn):  # missing left: right = present above r
-            GR, HR = NG - PG, NH - PH
-            return self._candidates(Gn - GR, Hn - HR, GR, HR, Pn, ok)
+    def _scan(self, rows: np.ndarray | None, children) -> np.ndarray:
+        """Rounded brackets at every position of the features ``rows`` (None: all), where
+        ``children(k)`` gives (G_L, H_L, G_R, H_R) for the features ``k``."""
+        n_rows = self.S.shape[0] if rows is None else rows.size
+        out = self.new("brackets", (n_rows, self.S.shape[1]), np.float32)
+        for block in row_blocks(n_rows, self.S.shape[1]):  # small temporaries, in cache
+            k = block if rows is None else rows[block]
+            self._rounded_brackets(*children(k), self.parent_n, self.cand[k], out[block])
+        return out
 
-        def right(ok, PG, PH, Gn, Hn, Pn):  # missing values on the right (scan upwards)
-            return self._candidates(PG, PH, Gn - PG, Hn - PH, Pn, ok)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            self.gain_left = masked_eval(cand, left, PG, PH, NG, NH, Gn, Hn, Pn)
-            self.gain_right = (masked_eval(cand & self.forward[:, None], right, PG, PH, Gn, Hn, Pn)
-                               if self.forward.any() else None)
-            self.n_missing = None
-            if self.data.any_missing:  # splits of "present" from "missing"
-                self.n_missing = np.add.reduceat((~self.present).astype(np.int32),
-                                                 self.bounds[:-1], axis=1)
-                ok = (self.n_missing > 0) & (self.n_missing < sizes)
-                self.gain_missing = self._candidates(self.NG, self.NH, self.G - self.NG,
-                                                     self.H - self.NH, self.parent32, ok)
+    def _hessian_sums(self, k) -> tuple[np.ndarray, np.ndarray]:
+        """PH and NH of the features ``k``; one row for all of them when the hessian sums
+        are the same for every feature (equal whole hessians, no missing values)."""
+        return (self.PH[:1], self.NH[:1]) if self.PH.strides[0] == 0 else (self.PH[k], self.NH[k])
 
-    def _scan_order(self, s: int) -> tuple[np.ndarray, list]:
-        """Candidates of node ``s`` per feature in the library's scan order, and their kinds."""
-        a, b = self.bounds[s], self.bounds[s + 1]
-        L = b - 1 - a  # candidate positions a, ..., b - 2
-        parts, kinds = [], []
-        if self.gain_right is not None:  # missing right, upwards
-            parts.append(self.gain_right[:, a:b - 1])
-            kinds.append(("right", L))
-            if self.n_missing is not None:
-                parts.append(np.where(self.forward, self.gain_missing[:, s], -np.inf)[:, None])
-                kinds.append(("right-missing", 1))
-        parts.append(self.gain_left[:, a:b - 1][:, ::-1])  # missing left, downwards
-        kinds.append(("left", L))
-        if self.n_missing is not None:
-            parts.append(self.gain_missing[:, s][:, None])
-            kinds.append(("left-missing", 1))
-        return np.concatenate(parts, axis=1), kinds
+    def _right_children(self, k) -> tuple:
+        """Missing values right: the left child holds the present values up to r."""
+        (PG, (PH, _)) = self.PG[k], self._hessian_sums(k)
+        return PG, PH, self.Gn - PG, self.Hn - PH
+
+    def _left_children(self, k) -> tuple:
+        """Missing values left: the right child holds the present values above r."""
+        PH, NH = self._hessian_sums(k)
+        GR = np.repeat(self.NG[k], self.sizes, axis=1) - self.PG[k]
+        HR = np.repeat(NH, self.sizes, axis=1) - PH
+        return self.Gn - GR, self.Hn - HR, GR, HR
 
     def best_split(self, s: int) -> tuple | None:
         """The best split of node ``s``: (feature index, c_lo, default_left, threshold,
         rounded bracket, (G_L, H_L, G_R, H_R)); None when no candidate qualifies."""
-        seq, kinds = self._scan_order(s)
-        if seq.shape[1] == 0:
-            return None
-        k_best = np.argmax(seq, axis=1)  # first best candidate of each feature
-        best = seq[np.arange(seq.shape[0]), k_best]
-        f_k = int(np.argmax(best))  # lowest feature among the best
-        bracket = float(best[f_k])
+        bracket = float(self.bracket[s])
         if not bracket > MIN_BRACKET:
             return None
         if self.p.pre_prune and formulas._gain(bracket, self.p.gamma) < 0:
             return None  # hist: xgboost splits only when loss_chg >= min_split_loss
-        k = int(k_best[f_k])
-        for kind, length in kinds:
-            if k < length:
-                break
-            k -= length
-        return (f_k, *self._decode(s, f_k, kind, k), bracket, self._children(s, f_k, kind, k))
+        f_k = int(self.f_best[s])
+        kind = int(self.kind[f_k, s])
+        r = int(self.at[0 if kind == RIGHT else 1, f_k, s])
+        return (f_k, *self._decode(s, f_k, kind, r), bracket, self._children(s, f_k, kind, r))
 
-    def _decode(self, s: int, f_k: int, kind: str, k: int) -> tuple[int, bool, float]:
+    def _decode(self, s: int, f_k: int, kind: int, r: int) -> tuple[int, bool, float]:
         """Code boundary ``c_lo``, direction of missing values and threshold of a candidate."""
+        f, code, S = int(self.features[f_k]), self.codes[f_k], self.S[f_k]
+        if kind in (RIGHT, LEFT):  # split between positions r and r + 1
+            c_lo = int(code[S[r]])
+            return c_lo, kind == LEFT, self.data.threshold(f, c_lo, int(code[S[r + 1]]))
         a, b = self.bounds[s], self.bounds[s + 1]
-        f, C = int(self.features[f_k]), self.C
-        if kind in ("right", "left"):
-            r = a + (k if kind == "right" else b - 2 - a - k)  # split between r and r + 1
-            c_lo = int(C[f_k, r])
-            return c_lo, kind == "left", self.data.threshold(f, c_lo, int(C[f_k, r + 1]))
-        n_present = b - a - int(self.n_missing[f_k, s])
-        if kind == "right-missing":  # present left, missing right
-            threshold = self.data.missing_threshold(f, int(C[f_k, a + n_present - 1]), True)
+        if kind == RIGHT_MISSING:  # present left, missing right
+            n_present = b - a - int(self.n_missing[f_k, s])
+            threshold = self.data.missing_threshold(f, int(code[S[a + n_present - 1]]), True)
             return np.iinfo(np.int32).max - 1, False, threshold
-        return -1, True, self.data.missing_threshold(f, int(C[f_k, a]), False)
+        return -1, True, self.data.missing_threshold(f, int(code[S[a]]), False)
 
-    def _children(self, s: int, f_k: int, kind: str, k: int) -> tuple:
+    def _children(self, s: int, f_k: int, kind: int, r: int) -> tuple:
         """(G_L, H_L, G_R, H_R) of a candidate."""
-        a, b = self.bounds[s], self.bounds[s + 1]
         G, H = float(self.G[s]), float(self.H[s])
         NG, NH = float(self.NG[f_k, s]), float(self.NH[f_k, s])
-        if kind in ("right", "left"):
-            r = a + (k if kind == "right" else b - 2 - a - k)
+        if kind in (RIGHT, LEFT):
             GLr, HLr = float(self.PG[f_k, r]), float(self.PH[f_k, r])  # present values up to r
-            GL, HL = (GLr, HLr) if kind == "right" else (G - (NG - GLr), H - (NH - HLr))
+            GL, HL = (GLr, HLr) if kind == RIGHT else (G - (NG - GLr), H - (NH - HLr))
         else:
-            GL, HL = (NG, NH) if kind == "right-missing" else (G - NG, H - NH)
+            GL, HL = (NG, NH) if kind == RIGHT_MISSING else (G - NG, H - NH)
         return GL, HL, G - GL, H - HL
 
 
@@ -345,8 +398,10 @@ def _prune(nodes: list, gamma: float) -> None:
             node.feature, node.threshold, node.default_left = UNDEFINED, -2.0, False
 
 
-def _finish_tree(nodes: list, p: TreeParams) -> SecondOrderTree:
-    """Prune (exact), renumber the surviving nodes breadth-first and pack them into arrays."""
+def _finish_tree(nodes: list, p: TreeParams, leaf: np.ndarray | None = None) -> SecondOrderTree:
+    """Prune (exact), renumber the surviving nodes breadth-first and pack them into arrays;
+    ``leaf`` (the node of each training sample) is mapped to the surviving leaves."""
+    children = [(nd.left, nd.right) for nd in nodes]
     if not p.pre_prune:
         _prune(nodes, p.gamma)
     keep, new_id = [0], {0: 0}
@@ -371,4 +426,16 @@ def _finish_tree(nodes: list, p: TreeParams) -> SecondOrderTree:
         gain=np.where(is_split, formulas._gain(bracket, p.gamma), 0.0),
         n_node_samples=np.array([nd.n for nd in kept], dtype=np.intp),
         depth=np.array([nd.depth for nd in kept], dtype=np.intp),
+        train_leaf=None if leaf is None else _surviving(children, new_id)[leaf],
     )
+
+
+def _surviving(children: list, new_id: dict) -> np.ndarray:
+    """The new id of every node that survives pruning, else of its nearest surviving ancestor."""
+    owner = np.zeros(len(children), dtype=np.intp)
+    for i, pair in enumerate(children):  # parents come before their children
+        owner[i] = new_id.get(i, owner[i])
+        for child in pair:
+            if child != TREE_LEAF:
+                owner[child] = owner[i]
+    return owner
