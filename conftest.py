@@ -127,8 +127,8 @@ BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "tes
 # The order of the book layer's test files at the end of the run: roughly the order in
 # which the background stages they need finish (tests/background.py).
 BOOK_ORDER = ["test_book.py", "test_reader_notebooks.py", "test_exercise_bank.py",
-              "test_publishing.py", "test_student_notebooks.py", "test_student_build.py",
-              "test_browser.py", "test_binder_env.py", "test_reproducibility.py", "test_pdf.py",
+              "test_publishing.py", "test_student_notebooks.py", "test_browser.py",
+              "test_student_build.py", "test_pdf.py", "test_binder_env.py", "test_reproducibility.py",
               "test_mutations.py"]
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build",

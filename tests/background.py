@@ -139,6 +139,12 @@ def _pdf_build() -> dict:
     return {**run, "summary": summary, "wall_seconds": round(time.perf_counter() - start, 1)}
 
 
+def _browser() -> dict:
+    from test_browser import check_book
+
+    return check_book(ROOT / "_build" / "html")
+
+
 def _fresh_environment() -> dict:
     import fresh_env
 
@@ -158,19 +164,21 @@ def _mutation_test() -> dict:
 BUILD = Stage("book build", _book_build)
 CHROMIUM = Stage("Chromium (Debian)", _chromium)
 TEX = Stage("TeX Live (Debian)", _tex_live, after=(CHROMIUM,))  # one apt at a time
-STUDENT = Stage("student edition", _student_build, after=(BUILD,))
-PDF = Stage("PDF edition", _pdf_build, after=(BUILD, TEX))
-# The book build and the tests that wait for it are the longest path through the run;
-# the two stages that nothing waits for until the end give way to them.
-FRESH = Stage("fresh environment (Binder)", _fresh_environment, nice=10)
-MUTATION = Stage("mutation test", _mutation_test, nice=10)
-STAGES = [BUILD, CHROMIUM, TEX, STUDENT, PDF, FRESH, MUTATION]
+# Build, then browser: the longest path through the run, at the normal priority (the
+# tests themselves run at a lower one, see conftest.py).
+BROWSER = Stage("browser", _browser, after=(BUILD, CHROMIUM))
+STUDENT = Stage("student edition", _student_build, after=(BUILD,), nice=5)
+PDF = Stage("PDF edition", _pdf_build, after=(BUILD, TEX), nice=5)
+# The two stages that nothing waits for until the end give way to all the others.
+FRESH = Stage("fresh environment (Binder)", _fresh_environment, nice=15)
+MUTATION = Stage("mutation test", _mutation_test, nice=15)
+STAGES = [BUILD, CHROMIUM, TEX, BROWSER, STUDENT, PDF, FRESH, MUTATION]
 
 # The stages each test file needs (a test of the mutation harness itself needs none).
 NEEDS = {
     "test_book.py": [BUILD], "test_reader_notebooks.py": [BUILD],
     "test_exercise_bank.py": [BUILD], "test_student_notebooks.py": [BUILD],
-    "test_student_build.py": [STUDENT], "test_browser.py": [BUILD, CHROMIUM],
+    "test_student_build.py": [STUDENT], "test_browser.py": [BROWSER],
     "test_pdf.py": [PDF], "test_binder_env.py": [FRESH], "test_reproducibility.py": [BUILD, FRESH],
 }
 NEEDS_BY_TEST = {"test_every_mutant_is_killed": [MUTATION], "test_a_harmless_rewrite_survives": [MUTATION]}
@@ -191,3 +199,7 @@ def start_needed(items, temp_root: Path | None = None) -> None:
     for stage in STAGES:
         if stage in needed:
             stage.start()
+    if needed and hasattr(os, "setpriority"):
+        # The tests (this thread, and the threads and processes it starts from now on)
+        # give way to the book build and the browser, the longest path through the run.
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 5)

@@ -504,31 +504,43 @@ def check_pages(context, server: LocalServer, pages: list[str], chapters: set[st
     return {"failures": failures, "typeset": typeset, "mathjax_requests": mathjax_requests}
 
 
-def test_every_page_in_a_browser(browser, built_book):
+def check_book(html: Path) -> dict:
+    """Every page of the built book checked by two browsers side by side (one per core,
+    each with its own thread and context, every other page of a list sorted by size).
+
+    Run as a background stage of the test run, as soon as the build is done
+    (``tests/background.py``); the test below asserts on its result.
+    """
     chapters = {nb.relative_to(ROOT).with_suffix(".html").as_posix() for nb in chapter_notebooks()}
-    pages = book_pages(built_book)
-    assert chapters <= set(pages), f"chapters without a page: {sorted(chapters - set(pages))}"
-    assert (built_book / "mathjax" / "tex-mml-chtml.js").is_file(), \
-        "MathJax is not served with the book (html_extra_path, _ext/offline_mathjax.py)"
+    pages = book_pages(html)
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
-    # Two browsers, one per core, each checking every other page (the largest pages,
-    # first in a list sorted by size, are shared out evenly).
-    by_size = sorted(pages, key=lambda rel: -(built_book / rel).stat().st_size)
-    halves = [by_size[0::2], by_size[1::2]]
-    with LocalServer(built_book) as server:
-        def other_half():
+    by_size = sorted(pages, key=lambda rel: -(html / rel).stat().st_size)
+    with LocalServer(html) as server:
+        def check_half(half: list[str]) -> dict:
             with chromium_context() as context:
-                return check_pages(context, server, halves[1], chapters)
-        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-            second = pool.submit(other_half)
-            results = [check_pages(browser, server, halves[0], chapters), second.result()]
-    failures = {page: p for r in results for page, p in r["failures"].items()}
-    typeset = sum(r["typeset"] for r in results)
-    mathjax_requests = sum(r["mathjax_requests"] for r in results)
+                return check_pages(context, server, half, chapters)
+        with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+            results = list(pool.map(check_half, [by_size[0::2], by_size[1::2]]))
+    return {"pages": pages, "chapters": chapters,
+            "failures": {page: p for r in results for page, p in r["failures"].items()},
+            "typeset": sum(r["typeset"] for r in results),
+            "mathjax_requests": sum(r["mathjax_requests"] for r in results)}
+
+
+def test_every_page_in_a_browser(built_book):
+    import background
+
+    assert (built_book / "mathjax" / "tex-mml-chtml.js").is_file(), \
+        "MathJax is not served with the book (html_extra_path, _ext/offline_mathjax.py)"
+    result = background.BROWSER.result()
+    pages, chapters, failures = result["pages"], result["chapters"], result["failures"]
+    typeset = result["typeset"]
+    assert chapters <= set(pages), f"chapters without a page: {sorted(chapters - set(pages))}"
     report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in sorted(failures.items()))
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n{report}"
-    assert typeset > 0 and mathjax_requests > 0, "no formula was typeset by the local MathJax"
+    assert typeset > 0 and result["mathjax_requests"] > 0, \
+        "no formula was typeset by the local MathJax"
     assert len(list(ARTIFACTS.glob("*.png"))) == len(chapters) + 2 * len(SHOT_CHAPTERS), \
         "a chapter screenshot is missing"
     print(f"{len(pages)} pages checked in Chromium, {typeset} formulas typeset, "
