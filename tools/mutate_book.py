@@ -230,7 +230,7 @@ MUTANTS = [
            "if self.p.pre_prune:  # hist: xgboost splits only when loss_chg >= min_split_loss",
            "if False:  # hist: xgboost splits only when loss_chg >= min_split_loss",
            "gamma prunes after growth with every tree method (hist too)"),
-    Mutant("exact-pre-prunes", "book/09_xgboost.md", "ensemble_ref.trees.second_order_tree._prune",
+    Mutant("exact-pre-prunes", "book/09_xgboost.md", "ensemble_ref.trees.second_order_scan._LevelScan",
            "if self.p.pre_prune and formulas._gain(bracket, self.p.gamma) < 0:",
            "if formulas._gain(bracket, self.p.gamma) < 0:",
            "gamma is early stopping with the exact method too"),
