@@ -23,13 +23,13 @@ elementwise, with equal shapes.
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from ..core.validation import check_random_state
 from ..math.mixture import load_balancing_loss, responsibilities, top_k_gate
+from .selfcheck_engine import _check_callable
 
 __all__ = ["check_responsibilities", "check_top_k_gate", "check_load_balancing_loss"]
 
@@ -40,22 +40,6 @@ def _fmt(value: Any) -> str:
         return f"{arr.item():.10g}" if arr.dtype.kind == "f" else repr(arr.item())
     with np.printoptions(precision=6, threshold=24, linewidth=90, suppress=True):
         return np.array2string(arr, separator=", ")
-
-
-def _check_callable(student_fn: Any, n_args: int, name: str) -> None:
-    if not callable(student_fn):
-        raise TypeError(f"{name} expects your function itself (a callable), got "
-                        f"{type(student_fn).__name__}; pass its name without parentheses.")
-    try:
-        signature = inspect.signature(student_fn)
-    except (TypeError, ValueError):
-        return
-    try:
-        signature.bind(*range(n_args))
-    except TypeError:
-        raise TypeError(f"{name} calls your function with {n_args} positional argument(s), but "
-                        f"its signature is {getattr(student_fn, '__name__', 'f')}{signature}."
-                        ) from None
 
 
 def _run(name: str, formula: str, student_fn: Callable, cases: Sequence[dict],

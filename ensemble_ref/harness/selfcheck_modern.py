@@ -17,13 +17,13 @@ and yours, and, when your answer matches a usual mistake, says which::
 
 from __future__ import annotations
 
-import inspect
 from typing import Any, Callable
 
 import numpy as np
 
 from ..math.sampling import goss_counts
 from ..math.target_statistics import greedy_target_statistic, ordered_target_statistic
+from .selfcheck_engine import _check_callable
 
 __all__ = ["check_goss_weights", "check_ordered_target_statistic"]
 
@@ -44,22 +44,6 @@ def _fmt(value: Any) -> str:
         return f"{arr.item():.10g}" if arr.dtype.kind == "f" else repr(arr.item())
     with np.printoptions(precision=6, threshold=30, linewidth=90, suppress=True):
         return np.array2string(arr, separator=", ")
-
-
-def _check_callable(student_fn: Any, n_args: int, name: str) -> None:
-    if not callable(student_fn):
-        raise TypeError(f"{name} expects your function itself (a callable), got "
-                        f"{type(student_fn).__name__}; pass its name without parentheses.")
-    try:
-        signature = inspect.signature(student_fn)
-    except (TypeError, ValueError):
-        return
-    try:
-        signature.bind(*range(n_args))
-    except TypeError:
-        raise TypeError(f"{name} calls your function with {n_args} positional argument(s), but "
-                        f"its signature is {getattr(student_fn, '__name__', 'f')}{signature}."
-                        ) from None
 
 
 def _as_numbers(received: Any, where: str, expected_text: str) -> np.ndarray:
