@@ -191,21 +191,7 @@ class Claims:
         The rival's value replaces ``rhs`` (or ``lhs`` with ``side="lhs"``); the
         rival's inequality must be violated by more than ``slack`` somewhere.
         """
-        if slack < 0:
-            raise ValueError(f"slack must be non-negative, got {slack}.")
-        rival = _as_rival(rival)
-        a = np.asarray(lhs, dtype=float)
-        b = np.asarray(rhs, dtype=float)
-        gap = a - b
-        ok = bool(np.all(np.isfinite(a)) and np.all(gap <= slack))
-        margin = None
-        if rival is not None:
-            r_lhs, r_rhs = (rival.value, b) if rival.side == "lhs" else (a, rival.value)
-            margin = at_most_margin(r_lhs, r_rhs, slack)
-        self._record(statement, ok, measured=_fmt(a), expected=f"<= {_fmt(b)}",
-                     tolerance=f"slack={slack:.3g}",
-                     detail=f"largest excess lhs - rhs = {_fmt(np.max(gap))}", rival=rival,
-                     margin=margin)
+        self._inequality(statement, lhs, rhs, slack, rival, upper=True)
 
     def at_least(self, statement: str, measured: Any, threshold: Any, *, slack: float = 0.0,
                  rival: Rival | tuple | None = None) -> None:
@@ -218,21 +204,27 @@ class Claims:
         predicting a difference of 0); the rival's inequality must be violated by
         more than ``slack`` somewhere.
         """
+        self._inequality(statement, measured, threshold, slack, rival, upper=False)
+
+    def _inequality(self, statement: str, measured: Any, bound: Any, slack: float,
+                    rival: Rival | tuple | None, *, upper: bool) -> None:
+        """``measured <= bound + slack`` (``upper``) or ``measured >= bound - slack``, every
+        element; a rival with ``side="lhs"`` replaces ``measured``, otherwise ``bound``."""
         if slack < 0:
             raise ValueError(f"slack must be non-negative, got {slack}.")
         rival = _as_rival(rival)
         a = np.asarray(measured, dtype=float)
-        b = np.asarray(threshold, dtype=float)
-        shortfall = b - a
-        ok = bool(np.all(np.isfinite(a)) and np.all(shortfall <= slack))
+        b = np.asarray(bound, dtype=float)
+        excess = a - b if upper else b - a  # how far the claim is from failing, signed
+        ok = bool(np.all(np.isfinite(a)) and np.all(excess <= slack))
         margin = None
         if rival is not None:
-            r_measured, r_threshold = (rival.value, b) if rival.side == "lhs" else (a, rival.value)
-            margin = at_most_margin(r_threshold, r_measured, slack)
-        self._record(statement, ok, measured=_fmt(a), expected=f">= {_fmt(b)}",
-                     tolerance=f"slack={slack:.3g}",
-                     detail=f"largest shortfall threshold - measured = {_fmt(np.max(shortfall))}",
-                     rival=rival, margin=margin)
+            r_a, r_b = (rival.value, b) if rival.side == "lhs" else (a, rival.value)
+            margin = at_most_margin(r_a, r_b, slack) if upper else at_most_margin(r_b, r_a, slack)
+        detail = (f"largest excess lhs - rhs = {_fmt(np.max(excess))}" if upper else
+                  f"largest shortfall threshold - measured = {_fmt(np.max(excess))}")
+        self._record(statement, ok, measured=_fmt(a), expected=f"{'<=' if upper else '>='} {_fmt(b)}",
+                     tolerance=f"slack={slack:.3g}", detail=detail, rival=rival, margin=margin)
 
     def holds(self, statement: str, condition: Any, *, measured: Any = None,
               detail: str = "", rival: Rival | tuple | None = None) -> None:
