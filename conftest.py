@@ -95,8 +95,9 @@ def fresh_env() -> dict:
     """Every chapter executed once in a fresh environment made from requirements.txt.
 
     The second and last execution of the chapters in a test run (the first is the
-    book build); used by the Binder test and the reproducibility test. It runs in the
-    background from the start of the session (``tests/background.py``).
+    book build); used by the Binder test and the reproducibility test, and the
+    execution the mutation test branches off. It runs in the background from the start
+    of the session (``tests/background.py``).
     """
     import background
 
@@ -112,8 +113,8 @@ STAGE_OF_FILE = {
     "test_notebooks.py": "chapter sources and solutions",
     "test_properties.py": "properties (hypothesis)",
     "test_hostile_inputs.py": "hostile inputs",
-    "test_mutations.py": "mutation test",
-    "test_binder_env.py": "fresh environment (Binder)",
+    "test_mutations.py": "fresh environment and mutants",
+    "test_binder_env.py": "fresh environment and mutants",
     "test_pdf.py": "PDF edition",
     "test_reader_notebooks.py": "reader notebooks",
     "test_student_build.py": "student edition",
@@ -133,8 +134,7 @@ BOOK_ORDER = ["test_book.py", "test_reader_notebooks.py", "test_exercise_bank.py
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build",
                "reader notebooks", "student edition", "Chromium (Debian)", "browser",
-               "TeX Live (Debian)", "PDF edition", "fresh environment (Binder)", "reproducibility",
-               "mutation test"]
+               "TeX Live (Debian)", "PDF edition", "fresh environment and mutants", "reproducibility"]
 _stage_seconds: defaultdict[str, float] = defaultdict(float)
 _stage_tests: Counter[str] = Counter()
 _clock: dict[str, float] = {}

@@ -151,16 +151,6 @@ def _fresh_environment() -> dict:
     return fresh_env.run(Path(tempfile.mkdtemp(prefix="fresh-env-", dir=TEMP.get("root"))))
 
 
-def _mutation_test() -> dict:
-    out = Path(tempfile.mkdtemp(prefix="mutants-", dir=TEMP.get("root"))) / "mutants.json"
-    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "mutate_book.py"), "--jobs", "2",
-                           "--with-control", "--json", str(out)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=1800)
-    results = json.loads(out.read_text()) if out.exists() else None
-    return {"returncode": proc.returncode, "log": proc.stdout[-3000:] + proc.stderr[-3000:],
-            "results": results}
-
-
 BUILD = Stage("book build", _book_build)
 CHROMIUM = Stage("Chromium (Debian)", _chromium)
 TEX = Stage("TeX Live (Debian)", _tex_live, after=(CHROMIUM,))  # one apt at a time
@@ -169,10 +159,11 @@ TEX = Stage("TeX Live (Debian)", _tex_live, after=(CHROMIUM,))  # one apt at a t
 BROWSER = Stage("browser", _browser, after=(BUILD, CHROMIUM))
 STUDENT = Stage("student edition", _student_build, after=(BUILD,), nice=5)
 PDF = Stage("PDF edition", _pdf_build, after=(BUILD, TEX), nice=5)
-# The two stages that nothing waits for until the end give way to all the others.
-FRESH = Stage("fresh environment (Binder)", _fresh_environment, nice=15)
-MUTATION = Stage("mutation test", _mutation_test, nice=15)
-STAGES = [BUILD, CHROMIUM, TEX, BROWSER, STUDENT, PDF, FRESH, MUTATION]
+# The stage that nothing waits for until the end gives way to all the others: the fresh
+# environment, which executes every chapter and runs its mutants from checkpoints of
+# that execution (the mutation test, tools/mutate_book.py).
+FRESH = Stage("fresh environment and mutants", _fresh_environment, nice=15)
+STAGES = [BUILD, CHROMIUM, TEX, BROWSER, STUDENT, PDF, FRESH]
 
 # The stages each test file needs (a test of the mutation harness itself needs none).
 NEEDS = {
@@ -181,7 +172,7 @@ NEEDS = {
     "test_student_build.py": [STUDENT], "test_browser.py": [BROWSER],
     "test_pdf.py": [PDF], "test_binder_env.py": [FRESH], "test_reproducibility.py": [BUILD, FRESH],
 }
-NEEDS_BY_TEST = {"test_every_mutant_is_killed": [MUTATION], "test_a_harmless_rewrite_survives": [MUTATION]}
+NEEDS_BY_TEST = {"test_every_mutant_is_killed": [FRESH], "test_a_harmless_rewrite_survives": [FRESH]}
 
 
 TEMP: dict[str, Path] = {}  # "root": pytest's temporary folder of the session

@@ -41,7 +41,8 @@ SKIP_DIRS = {".git", "_build", ".venv", "__pycache__", ".ipynb_checkpoints", ".h
              ".pytest_cache", "build", "dist"}
 
 DRIVER = r'''
-"""Run in the fresh environment: open and execute the chapters given on the command line."""
+"""Run in the fresh environment: open and execute the chapters given on the command line,
+and run each chapter's mutants from checkpoints of its execution."""
 import json, sys, time, traceback
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -52,19 +53,33 @@ def execute(args):
     import nbformat
     from nbclient import NotebookClient
 
-    path, out_dir = Path(args[0]), Path(args[1])
+    path, out_dir, repo = Path(args[0]), Path(args[1]), Path(args[2])
+    sys.path.insert(0, str(repo / "tools"))
+    import mutate_book
+
+    chapter = path.with_suffix(".md").relative_to(repo).as_posix()
+    mutants = [m for m in mutate_book.MUTANTS + [mutate_book.CONTROL] if m.chapter == chapter]
     nb = nbformat.read(path, as_version=4)
     myst = jupytext.read(path.with_suffix(".md"))
     if [(c.cell_type, c.source) for c in myst.cells] != [(c.cell_type, c.source) for c in nb.cells]:
-        return path.name, None, "jupytext opens the .md as a different notebook than the .ipynb"
+        return path.name, None, "jupytext opens the .md as a different notebook than the .ipynb", []
     start = time.perf_counter()
+    client = NotebookClient(nb, timeout=900, kernel_name="python3",
+                            resources={"metadata": {"path": str(path.parent)}})
     try:
-        NotebookClient(nb, timeout=900, kernel_name="python3",
-                       resources={"metadata": {"path": str(path.parent)}}).execute()
+        with client.setup_kernel():
+            info = client.wait_for_reply(client.kc.kernel_info())
+            nb.metadata["language_info"] = info["content"]["language_info"]
+            results = mutate_book.execute_with_mutants(client, nb, mutants)
     except Exception:
-        return path.name, None, traceback.format_exc()[-6000:]
+        return path.name, None, traceback.format_exc()[-6000:], []
+    seconds = time.perf_counter() - start
     nbformat.write(nb, out_dir / path.name)  # compared with the build's execution
-    return path.name, time.perf_counter() - start, ""
+    return path.name, seconds, "", results
+
+
+def by_cost(notebook):
+    return -Path(notebook).with_suffix(".md").stat().st_size  # the longest chapters first
 
 
 def kernel_prefix():
@@ -78,12 +93,15 @@ def kernel_prefix():
 
 
 if __name__ == "__main__":
-    report = {"kernel_prefix": kernel_prefix(), "driver_prefix": sys.prefix, "chapters": {}}
+    report = {"kernel_prefix": kernel_prefix(), "driver_prefix": sys.prefix, "chapters": {},
+              "mutants": []}
     failures = []
     with ProcessPoolExecutor(max_workers=2) as pool:
-        out_dir = sys.argv[1]
-        for name, seconds, error in pool.map(execute, [(p, out_dir) for p in sys.argv[2:]]):
+        out_dir, repo = sys.argv[1], sys.argv[2]
+        jobs = [(p, out_dir, repo) for p in sorted(sys.argv[3:], key=by_cost)]
+        for name, seconds, error, mutants in pool.map(execute, jobs):
             report["chapters"][name] = seconds
+            report["mutants"] += mutants
             if error:
                 failures.append(f"--- {name}\n{error}")
     print(json.dumps(report))
@@ -197,7 +215,8 @@ def run(tmp_path: Path) -> dict:
     driver = tmp_path / "run_chapters.py"
     driver.write_text(DRIVER)
     run_start = time.perf_counter()
-    proc = subprocess.run([str(python), str(driver), str(executed), *notebooks], cwd=tmp_path,
+    proc = subprocess.run([str(python), str(driver), str(executed), str(repo), *notebooks],
+                          cwd=tmp_path,
                           env=env, capture_output=True, text=True, timeout=3000)
     times["execute_s"] = round(time.perf_counter() - run_start, 1)
     times["total_s"] = round(time.perf_counter() - start, 1)

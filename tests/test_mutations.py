@@ -44,13 +44,14 @@ def test_every_mutant_applies_once(tmp_path):
 
 @pytest.fixture(scope="module")
 def mutation_run() -> dict:
-    """Every mutant and the harmless control, run in the background from the start of the
-    session (``tools/mutate_book.py --with-control``; ``tests/background.py``)."""
+    """Every mutant and the harmless control, run from checkpoints of the fresh environment's
+    execution of each chapter (``tests/fresh_env.py``, a background stage of the session)."""
     import background
 
-    run = background.MUTATION.result()
-    assert run["results"] is not None, "the mutation test did not run:\n" + run["log"]
-    return run
+    run = background.FRESH.result()
+    results = run["report"].get("mutants")
+    assert results, "the mutation test did not run:\n" + run["stderr"][-6000:]
+    return {"results": results}
 
 
 @pytest.mark.book

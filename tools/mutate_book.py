@@ -286,14 +286,114 @@ assert ensemble_ref.__file__.startswith({path!r}), ensemble_ref.__file__
 """
 
 
-# A rewrite that changes no formula: the chapter must survive it, or the harness would
+# A rewrite of the code that leaves every value as it was (lam**2 and lam * lam are the
+# same correctly rounded product): the chapter must survive it, or the harness would
 # "kill" every mutant whatever it changed.
 CONTROL = Mutant("control-harmless", "book/03_wisdom_of_crowds.md", "ensemble_ref.cantelli_bound",
-                 "# eq-cantelli", "# eq-cantelli (unchanged)", "nothing: a comment is rewritten")
+                 "var / (var + lam**2))  # eq-cantelli", "var / (var + lam * lam))  # eq-cantelli",
+                 "nothing: lam**2 is written lam * lam")
+
+
+_CHECKPOINTS = """# mutant checkpoints
+import sys
+sys.path.insert(0, {tools!r})
+import mutant_checkpoints
+sys.path.remove({tools!r})
+mutant_checkpoints.install({mutants!r}, {cells!r}, {results!r}, timeout={timeout!r})
+"""
+_FINISH = """# mutant checkpoints
+import json
+print(json.dumps(mutant_checkpoints.finish()))
+"""
+
+
+def _execute_aside(client, cell):
+    """Execute a cell that is not the notebook's (nbclient stores a cell it executes at the
+    index given: the notebook's first cell is put back)."""
+    first = client.nb.cells[0]
+    try:
+        client.execute_cell(cell, 0, store_history=False)
+    finally:
+        client.nb.cells[0] = first
+    return cell
+
+
+def _spec(mutant: Mutant) -> dict:
+    return {"id": mutant.id, "target": mutant.target, "old": mutant.old, "new": mutant.new}
+
+
+def _result(mutant: Mutant, outcome: dict, how: str) -> dict:
+    return {"id": mutant.id, "chapter": mutant.chapter, "file": f"ensemble_ref/{_source_file_quiet(mutant)}",
+            "error": mutant.error, "killed": bool(outcome.get("killed")),
+            "raised": outcome.get("raised", ""), "how": how,
+            "from_cell": outcome.get("from_cell"), "timeout": bool(outcome.get("timeout")),
+            "seconds": outcome.get("seconds", 0.0)}
+
+
+def _source_file_quiet(mutant: Mutant) -> str:
+    try:
+        return str(_source_file(mutant.target))
+    except Exception:  # noqa: BLE001 - only a label in the report
+        return "?"
+
+
+def execute_with_mutants(client, nb, mutants: list[Mutant], timeout: int = 600) -> list[dict]:
+    """Execute ``nb`` (unmutated; its outputs are kept) with ``client``, whose kernel must be
+    set up, and run ``mutants`` from checkpoints of that execution (``mutant_checkpoints``).
+
+    Mutants a checkpoint cannot serve are run afterwards by :func:`run_full`. Raises
+    :class:`nbclient.exceptions.CellExecutionError` if the unmutated chapter fails.
+    """
+    import json as json_lib
+
+    cells = [c.source for c in nb.cells if c.cell_type == "code"]
+    with tempfile.TemporaryDirectory(prefix="mutants-") as results:
+        setup = _CHECKPOINTS.format(tools=str(ROOT / "tools"), mutants=[_spec(m) for m in mutants],
+                                    cells=cells, results=results, timeout=timeout)
+        _execute_aside(client, nbformat_cell(setup))
+        for index, cell in enumerate(nb.cells):
+            if cell.cell_type == "code":
+                client.execute_cell(cell, index)
+        report = json_lib.loads(_execute_aside(client, nbformat_cell(_FINISH)).outputs[0]["text"])
+    if report["error"]:
+        raise RuntimeError(f"mutation checkpoints: {report['error']}")
+    out, full = [], []
+    for mutant in mutants:
+        outcome = report["mutants"][mutant.id]
+        if "fallback" in outcome:
+            full.append(mutant)
+        else:
+            out.append(_result(mutant, outcome, "checkpoint"))
+    chapter = mutants[0].chapter if mutants else ""
+    for result in run_full(chapter, full, timeout) if full else []:
+        out.append({**result, "how": f"full run ({report['mutants'][result['id']]['fallback']})"})
+    return out
 
 
 def run_chapter(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list[dict]:
-    """Execute ``chapter`` once per mutant, in one kernel, each time against its mutated copy.
+    """Execute ``chapter`` once, unmutated, and every mutant from its checkpoints."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    source = ROOT / chapter
+    nb = jupytext.read(source)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(source.parent)}})
+    with client.setup_kernel(env=_kernel_env()):
+        return execute_with_mutants(client, nb, mutants, timeout)
+
+
+def _kernel_env() -> dict:
+    env = dict(os.environ, MPLBACKEND="Agg")
+    env.pop("ENSEMBLES_VERIFIED_LEDGER", None)  # a mutant writes no ledger
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        env[var] = "1"  # no thread pools: a checkpoint (a fork) can use the libraries
+    return env
+
+
+def run_full(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list[dict]:
+    """Execute ``chapter`` from its first cell once per mutant, in one kernel, each time
+    against a mutated copy of the package (for mutants no checkpoint can serve).
 
     The kernel imports the third-party libraries once; before each run the package is
     dropped from ``sys.modules`` and the mutant's copy put first on ``sys.path``, so the
@@ -306,30 +406,27 @@ def run_chapter(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list
 
     source = ROOT / chapter
     nb = jupytext.read(source)
-    env = dict(os.environ, MPLBACKEND="Agg")
-    env.pop("ENSEMBLES_VERIFIED_LEDGER", None)  # a mutant writes no ledger
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(source.parent)}})
     results = []
-    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp, client.setup_kernel(env=env):
+    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp, client.setup_kernel(env=_kernel_env()):
         for mutant in mutants:
             start = time.perf_counter()
             copy = Path(tmp) / mutant.id
             shutil.copytree(ROOT / "ensemble_ref", copy / "ensemble_ref",
                             ignore=shutil.ignore_patterns("__pycache__"))
-            relative = apply(mutant, copy / "ensemble_ref")
+            apply(mutant, copy / "ensemble_ref")
             killed, error = False, ""
             try:
-                client.execute_cell(nbformat_cell(_RELOAD.format(prefix=tmp, path=str(copy))), 0)
+                _execute_aside(client, nbformat_cell(_RELOAD.format(prefix=tmp, path=str(copy))))
                 for index, cell in enumerate(nb.cells):
                     if cell.cell_type == "code":
                         client.execute_cell(cell, index)
             except CellExecutionError as err:
                 killed, error = True, getattr(err, "ename", type(err).__name__)
-            results.append({"id": mutant.id, "chapter": chapter,
-                            "file": f"ensemble_ref/{relative}", "error": mutant.error,
-                            "killed": killed, "raised": error,
-                            "seconds": round(time.perf_counter() - start, 1)})
+            results.append(_result(mutant, {"killed": killed, "raised": error, "from_cell": 0,
+                                            "seconds": round(time.perf_counter() - start, 1)},
+                                   "full run"))
     return results
 
 
