@@ -19,7 +19,8 @@ browser downloads are never used). For each page the test asserts that
   no box inside it scrolls sideways (display formulas excepted);
 * axe-core (the copy bundled in the pinned ``axe-playwright-python`` package, so
   nothing is downloaded) finds no serious or critical accessibility violation,
-  and every image has a text alternative.
+  and every image has a text alternative (colour contrast on one text of each
+  style, see ``RUN_AXE``).
 
 One screenshot per chapter (the screen around its first displayed formula) is
 saved in ``tests/artifacts/``, and three chapters are also shot at both widths

@@ -3,11 +3,21 @@
 Each mutant rewrites one formula of the package, most of them into a statement
 the course notes made or a slip a careful reader could make (a gain without the
 square on G, ``(1 - 1/N)^N`` read as the fraction picked, ``alpha`` without the
-1/2, ...). The mutant is applied to a temporary copy of ``ensemble_ref``; the
-chapter that states the formula is then executed against that copy (one kernel
-per chapter, the package re-imported from the mutant's copy before each run), and
-it must stop with an error (normally a :class:`ensemble_ref.ClaimError`). A mutant the
-chapter survives is a formula the book claims to verify but does not.
+1/2, ...). The chapter that states the formula is executed with the mutant in
+place, and it must stop with an error (normally a :class:`ensemble_ref.ClaimError`).
+A mutant the chapter survives is a formula the book claims to verify but does not.
+
+The cells before the first call of the mutated function run as they would
+unmutated, so one execution of each chapter serves all its mutants
+(``tools/mutant_checkpoints.py``): the kernel takes a checkpoint (a fork) before each
+cell, and a mutant runs, with its function's code swapped in, from the checkpoint
+of the cell that first calls that function. A mutant no checkpoint can serve (the
+rewrite is outside any function, or the function is first called after the chapter
+started threads or processes, as the Dask chapter does) is run the long way: the
+whole chapter in a kernel of its own, against a mutated copy of the package.
+
+In the test run the mutants branch off the fresh environment's execution of the
+chapters (``tests/fresh_env.py``); this command runs them in the current environment.
 
 Usage (from the repository root)::
 
