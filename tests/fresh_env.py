@@ -15,12 +15,14 @@ Python and its own ``python3`` kernel, it
 * opens every chapter's MyST source with jupytext, as Jupyter does on Binder, and
   checks it gives the same cells as the paired ``.ipynb``, and
 * executes every chapter's ``.ipynb`` (what the launch buttons open) with nbclient,
-  two chapters at a time, keeping the executed notebooks.
+  two chapters at a time, keeping the executed notebooks, and
+* runs the chapter's mutants (``tools/mutate_book.py``) from checkpoints of that
+  execution: the outputs kept are those of the unmutated chapter.
 
 This is the second and last execution of every chapter in a test run (the first
 is the book build): ``tests/test_binder_env.py`` checks that it succeeded in the
-fresh environment, and ``tests/test_reproducibility.py`` compares its outputs
-with the build's.
+fresh environment, ``tests/test_reproducibility.py`` compares its outputs with
+the build's, and ``tests/test_mutations.py`` reads the mutants' results.
 """
 
 from __future__ import annotations
