@@ -69,3 +69,49 @@ def test_every_mutant_is_killed(mutation_run):
     print("\n".join(f"{r['id']:<30} {'killed' if r['killed'] else 'SURVIVED'} "
                     f"({r['raised'] or '-'}) {r['seconds']} s" for r in results))
     assert not survivors, "mutants the book does not notice:\n  " + "\n  ".join(survivors)
+
+
+SYNTHETIC = '''
+SCALE = 2.0
+
+
+def outer(x):
+    def inner(y):
+        return y * SCALE  # inner-formula
+    return inner(x) + 1
+
+
+class Model:
+    @property
+    def weight(self):
+        return 3.0  # weight-formula
+
+    def predict(self, x):
+        return outer(x) * self.weight
+'''
+
+
+@pytest.mark.parametrize("old, new, patched, fallback", [
+    ("y * SCALE  # inner-formula", "y / SCALE  # inner-formula", ["outer"], ""),
+    ("return 3.0  # weight-formula", "return 4.0  # weight-formula", ["Model.weight"], ""),
+    ("SCALE = 2.0", "SCALE = 3.0", [], "<module> is not (inside) one function"),
+    ("# weight-formula", "# a comment", [], "the rewrite changes no code"),
+])
+def test_a_checkpoint_plan_finds_the_function_a_rewrite_changes(tmp_path, monkeypatch,
+                                                               old, new, patched, fallback):
+    import importlib
+
+    import mutant_checkpoints
+
+    (tmp_path / "synthetic_formulas.py").write_text(SYNTHETIC)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("synthetic_formulas")
+    plan = mutant_checkpoints.Plan({"id": "m", "target": "synthetic_formulas.outer",
+                                    "old": old, "new": new})
+    assert plan.fallback == fallback
+    assert sorted(f.__qualname__ for f, _ in plan.patches) == patched
+    if patched:  # the mutated code, swapped in place, changes what the live objects compute
+        before = module.Model().predict(2.0)
+        plan.apply()
+        assert module.Model().predict(2.0) != before
+    del sys.modules["synthetic_formulas"]

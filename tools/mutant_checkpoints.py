@@ -117,8 +117,10 @@ class _HitRecorder(ast.NodeTransformer):
 
 
 # Threads of the kernel itself (and of zmq, its messaging library): a checkpoint never
-# sends a message, so it does not need them.
+# sends a message, so it does not need them. jemalloc (the allocator bundled by a
+# boosting library) prepares itself for a fork and restarts its purging thread after it.
 _KERNEL_THREADS = ("ipykernel", "zmq", "jupyter_client", "IPython")
+_FORK_SAFE_NATIVE = ("ZMQbg", "jemalloc_bg_thd")
 
 
 def _threads() -> tuple[int, int]:
@@ -129,8 +131,8 @@ def _threads() -> tuple[int, int]:
     tasks = Path("/proc/self/task")
     if not tasks.is_dir():
         return foreign, 0
-    zmq = sum((task / "comm").read_text().startswith("ZMQbg") for task in tasks.iterdir())
-    return foreign, len(os.listdir(tasks)) - zmq - len(python)
+    safe = sum((task / "comm").read_text().startswith(_FORK_SAFE_NATIVE) for task in tasks.iterdir())
+    return foreign, len(os.listdir(tasks)) - safe - len(python)
 
 
 class Plan:
