@@ -185,7 +185,6 @@ class Checkpoints:
         self.shell, self.cells, self.results, self.timeout, self.busy = shell, cells, results, timeout, busy
         self.pending = [p for p in plans if not p.fallback]
         self.fallback = {p.id: p.fallback for p in plans if p.fallback}
-        self.never_called: list[str] = []
         self.index, self.in_cell = 0, False
         self.threads = _threads()
         self.checkpoint: tuple[int, int] | None = None  # (pid, write end) before this cell
@@ -281,7 +280,7 @@ class Checkpoints:
                                   "seconds": round(time.perf_counter() - began, 1)})
             os._exit(0)
         deadline = time.monotonic() + self.timeout
-        while os.waitpid(pid, os.WNOHANG) == (0, 0):
+        while (status := os.waitpid(pid, os.WNOHANG)) == (0, 0):
             if time.monotonic() > deadline:
                 os.kill(pid, 9)
                 os.waitpid(pid, 0)
@@ -289,6 +288,10 @@ class Checkpoints:
                                       "seconds": round(time.perf_counter() - began, 1)})
                 return
             time.sleep(0.05)
+        if not (self.results / f"{plan.id}.json").exists():  # the process itself died
+            self._write(plan.id, {"killed": True, "raised": f"the process died (status {status[1]})",
+                                  "from_cell": start,
+                                  "seconds": round(time.perf_counter() - began, 1)})
 
     def _write(self, mutant_id: str, result: dict) -> None:
         (self.results / f"{mutant_id}.json").write_text(json.dumps(result))
