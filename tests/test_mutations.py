@@ -71,6 +71,8 @@ def test_every_mutant_is_killed(mutation_run):
     survivors = [f"{r['id']} ({r['chapter']}): {r['error']}"
                  + (" [the run timed out: the harness, not the book, must be fixed]"
                     if r.get("timeout") else "")
+                 + (f" [the run's process died (status {r['died']}): the harness must be fixed]"
+                    if r.get("died") is not None else "")
                  for r in results if not r["killed"]]
     assert not survivors, "mutants the book does not notice:\n  " + "\n  ".join(survivors)
 

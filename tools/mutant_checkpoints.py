@@ -288,9 +288,8 @@ class Checkpoints:
                                       "seconds": round(time.perf_counter() - began, 1)})
                 return
             time.sleep(0.05)
-        if not (self.results / f"{plan.id}.json").exists():  # the process itself died
-            self._write(plan.id, {"killed": True, "raised": f"the process died (status {status[1]})",
-                                  "from_cell": start,
+        if not (self.results / f"{plan.id}.json").exists():  # a failure of the harness, not a kill
+            self._write(plan.id, {"died": status[1], "from_cell": start,
                                   "seconds": round(time.perf_counter() - began, 1)})
 
     def _write(self, mutant_id: str, result: dict) -> None:

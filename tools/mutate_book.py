@@ -337,6 +337,7 @@ def _result(mutant: Mutant, outcome: dict, how: str) -> dict:
             "error": mutant.error, "killed": bool(outcome.get("killed")),
             "raised": outcome.get("raised", ""), "how": how,
             "from_cell": outcome.get("from_cell"), "timeout": bool(outcome.get("timeout")),
+            "died": outcome.get("died"),
             "seconds": outcome.get("seconds", 0.0)}
 
 
