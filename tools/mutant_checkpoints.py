@@ -185,7 +185,7 @@ class Checkpoints:
         self.shell, self.cells, self.results, self.timeout, self.busy = shell, cells, results, timeout, busy
         self.pending = [p for p in plans if not p.fallback]
         self.fallback = {p.id: p.fallback for p in plans if p.fallback}
-        self.index, self.in_cell = 0, False
+        self.index = 0
         self.threads = _threads()
         self.checkpoint: tuple[int, int] | None = None  # (pid, write end) before this cell
         self.running: list[int] = []
@@ -201,11 +201,10 @@ class Checkpoints:
     def pre_run_cell(self, info) -> None:
         if info.raw_cell.startswith("# mutant checkpoints"):
             return
-        self.in_cell = True
         if self.index >= len(self.cells) or info.raw_cell != self.cells[self.index]:
             self.error = f"cell {self.index} is not the chapter's"
             self.pending = []
-        if self.checkpoint is not None:  # pragma: no cover - every cell is followed by post_run_cell
+        if self.checkpoint is not None:  # every cell is followed by post_run_cell
             self.error = f"cell {self.index} started before the previous one ended"
             self._hand([])
         if self.pending and self.safe():
@@ -218,9 +217,8 @@ class Checkpoints:
             self.checkpoint = (pid, write)
 
     def post_run_cell(self, result) -> None:
-        if result.info.raw_cell.startswith("# mutant checkpoints") or not self.in_cell:
+        if result.info.raw_cell.startswith("# mutant checkpoints"):
             return
-        self.in_cell = False
         new = set(self.hits)
         ready = [p for p in self.pending if p.keys & new]
         self.pending = [p for p in self.pending if p not in ready]

@@ -333,19 +333,13 @@ def _spec(mutant: Mutant) -> dict:
 
 
 def _result(mutant: Mutant, outcome: dict, how: str) -> dict:
-    return {"id": mutant.id, "chapter": mutant.chapter, "file": f"ensemble_ref/{_source_file_quiet(mutant)}",
+    return {"id": mutant.id, "chapter": mutant.chapter,
+            "file": f"ensemble_ref/{_source_file(mutant.target)}",
             "error": mutant.error, "killed": bool(outcome.get("killed")),
             "raised": outcome.get("raised", ""), "how": how,
             "from_cell": outcome.get("from_cell"), "timeout": bool(outcome.get("timeout")),
             "died": outcome.get("died"),
             "seconds": outcome.get("seconds", 0.0)}
-
-
-def _source_file_quiet(mutant: Mutant) -> str:
-    try:
-        return str(_source_file(mutant.target))
-    except Exception:  # noqa: BLE001 - only a label in the report
-        return "?"
 
 
 def execute_with_mutants(client, nb, mutants: list[Mutant], timeout: int = 600) -> list[dict]:
@@ -355,8 +349,6 @@ def execute_with_mutants(client, nb, mutants: list[Mutant], timeout: int = 600) 
     Mutants a checkpoint cannot serve are run afterwards by :func:`run_full`. Raises
     :class:`nbclient.exceptions.CellExecutionError` if the unmutated chapter fails.
     """
-    import json as json_lib
-
     cells = [c.source for c in nb.cells if c.cell_type == "code"]
     with tempfile.TemporaryDirectory(prefix="mutants-") as results:
         setup = _CHECKPOINTS.format(tools=str(ROOT / "tools"), mutants=[_spec(m) for m in mutants],
@@ -365,7 +357,7 @@ def execute_with_mutants(client, nb, mutants: list[Mutant], timeout: int = 600) 
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
                 client.execute_cell(cell, index)
-        report = json_lib.loads(_execute_aside(client, nbformat_cell(_FINISH)).outputs[0]["text"])
+        report = json.loads(_execute_aside(client, nbformat_cell(_FINISH)).outputs[0]["text"])
     if report["error"]:
         raise RuntimeError(f"mutation checkpoints: {report['error']}")
     out, full = [], []
