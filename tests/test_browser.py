@@ -282,8 +282,8 @@ def axe_source() -> str:
 # (it finds each text's background from the elements under it): it runs on one element
 # per text style, a style being the text's colour, size, weight and shadow and, for it
 # and every element around it, the background, opacity, filter, blending and position.
-# Two texts of one style have the same contrast; a page of the book has a few dozen
-# styles and tens of thousands of texts.
+# Two texts of one style have the same contrast; a page of the book has tens to a few
+# hundred styles and up to tens of thousands of texts.
 RUN_AXE = """async () => {
     const around = new Map();  // element -> the style of it and everything around it
     const surroundings = e => {
