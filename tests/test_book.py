@@ -62,3 +62,16 @@ def test_claims_ledger_lists_all_recorded_claims(built_book):
     assert f"{len(records)} claims checked" in text
     for r in records:
         assert r["statement"] in text
+
+
+def test_pickled_pages_hold_no_build_environment(built_book):
+    """Each page's doctree pickle is the page alone (``_ext/lean_doctrees.py``).
+
+    The rival: the API pages' ``{eval-rst}`` blocks keep their own documents, whose
+    settings hold Sphinx's whole environment, pickled again with every such page.
+    """
+    doctrees = sorted((ROOT / "_build" / ".doctrees").rglob("*.doctree"))
+    assert len(doctrees) >= len(chapter_notebooks()), "the build left no doctrees"
+    carrying = [p.relative_to(ROOT).as_posix() for p in doctrees
+                if b"BuildEnvironment" in p.read_bytes()]
+    assert not carrying, f"doctrees with a copy of the build environment: {carrying}"
