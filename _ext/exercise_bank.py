@@ -180,19 +180,36 @@ def _first_sentence(paragraph: nodes.paragraph) -> nodes.paragraph:
     return out
 
 
-def _summary(app: Sphinx, docname: str, label: str, cache: dict) -> nodes.paragraph:
-    """First sentence of the exercise's statement, from the chapter's resolved doctree."""
+def _first_sentences(doctree: nodes.Node) -> dict[str, nodes.paragraph]:
+    """Label -> first sentence of the statement, for every exercise in a resolved doctree."""
     from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node
 
-    if docname not in cache:
-        cache[docname] = app.env.get_and_resolve_doctree(docname, app.builder)
-    for node in cache[docname].findall(lambda n: isinstance(n, (exercise_enumerable_node,
-                                                               exercise_node))):
-        if label in node.get("ids", []):
-            for paragraph in node.findall(nodes.paragraph):
-                if not any(isinstance(p, nodes.title) for p in _ancestors(paragraph)):
-                    return _first_sentence(paragraph)
-    return nodes.paragraph()
+    found: dict[str, nodes.paragraph] = {}
+    for node in doctree.findall(lambda n: isinstance(n, (exercise_enumerable_node,
+                                                         exercise_node))):
+        for paragraph in node.findall(nodes.paragraph):
+            if not any(isinstance(p, nodes.title) for p in _ancestors(paragraph)):
+                for label in node.get("ids", []):
+                    found.setdefault(label, _first_sentence(paragraph))
+                break
+    return found
+
+
+def _summaries(app: Sphinx, doctree: nodes.document, exercises: list[dict]) -> dict:
+    """The first sentence of each of ``exercises``, from their chapters' resolved doctrees.
+
+    A chapter's doctree is resolved anyway when its page is written, and
+    ``doctree_resolved`` keeps its exercises' first sentences then (link-free copies),
+    so the table does not resolve every chapter a second time. The LaTeX builder's
+    single document holds every chapter already; a chapter not yet written (an
+    incremental build) is resolved here.
+    """
+    found = _first_sentences(doctree)
+    kept = getattr(app.builder, "exercise_sentences", {})
+    for docname in dict.fromkeys(e["docname"] for e in exercises if e["label"] not in found):
+        found.update(kept[docname] if docname in kept else
+                     _first_sentences(app.env.get_and_resolve_doctree(docname, app.builder)))
+    return found
 
 
 def _ancestors(node: nodes.Node):
@@ -335,8 +352,11 @@ def _entry(*children: nodes.Node) -> nodes.entry:
 def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(exercise_bank_node))
     if not placeholders:
+        if not hasattr(app.builder, "exercise_sentences"):
+            app.builder.exercise_sentences = {}  # docname -> label -> first sentence
+        app.builder.exercise_sentences[docname] = _first_sentences(doctree)
         return
-    env, cache = app.env, {}
+    env = app.env
     exercises = [e for e in collect(app) if not e["hidden"]]
     chapters = list(dict.fromkeys(e["docname"] for e in exercises))
     per_kind = {k: sum(k in e["kinds"] for e in exercises) for k in KINDS}
@@ -351,6 +371,7 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
         summary_text += f" {sum(e['solved'] for e in exercises)} have a worked solution."
 
     output: list[nodes.Node] = [nodes.paragraph(text=summary_text)]
+    sentences = _summaries(app, doctree, exercises)
     for chapter in chapters:
         rows = [e for e in exercises if e["docname"] == chapter]
         uri = app.builder.get_relative_uri(docname, chapter)
@@ -360,7 +381,7 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
         heading += nodes.reference("", f"{number}. {title}" if number else title,
                                    internal=True, refuri=uri)
         heading += nodes.Text(f" ({len(rows)} exercises)")
-        output += [heading, _table(app, docname, uri, rows, cache)]
+        output += [heading, _table(uri, rows, sentences)]
     if any(True for node in output for _ in node.findall(nodes.math)):
         # MathJax is loaded only on pages known to contain formulas.
         env.get_domain("math").data["has_equations"][docname] = True
@@ -368,7 +389,7 @@ def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None
         node.replace_self([n.deepcopy() for n in output])
 
 
-def _table(app: Sphinx, docname: str, uri: str, rows: list[dict], cache: dict) -> nodes.table:
+def _table(uri: str, rows: list[dict], sentences: dict) -> nodes.table:
     """One chapter's exercises: number (linked), title and label, kind, difficulty,
     self-check, variants, time and summary."""
     table = nodes.table(classes=["exercise-bank", "colwidths-given"])
@@ -401,7 +422,7 @@ def _table(app: Sphinx, docname: str, uri: str, rows: list[dict], cache: dict) -
         row += _entry(nodes.Text("yes" if e["variants"] else "no"))
         row += _entry(nodes.Text(f"{e['minutes']} min" if e["minutes"] else "–"))
         entry = nodes.entry()
-        entry += _summary(app, e["docname"], e["label"], cache)
+        entry += sentences.get(e["label"], nodes.paragraph()).deepcopy()
         row += entry
         body += row
     group += body
