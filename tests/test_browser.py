@@ -282,9 +282,11 @@ def axe_source() -> str:
 # (it finds each text's background from the elements under it): it runs on one element
 # per text style, a style being the text's colour, size, weight and shadow and, for it
 # and every element around it, the background, opacity, filter, blending and position.
-# Two texts of one style have the same contrast; a page of the book has tens to a few
-# hundred styles and up to tens of thousands of texts.
-RUN_AXE = """async () => {
+# Two texts of one style have the same contrast, on one page or on two: a style is
+# checked on the first page of a tab that shows it (the tab passes the styles it has
+# checked, and gets the new ones back). A page of the book has tens to a few hundred
+# styles and up to tens of thousands of texts; the whole book has a few hundred styles.
+RUN_AXE = """async (checked) => {
     const around = new Map();  // element -> the style of it and everything around it
     const surroundings = e => {
         if (!e) return "";
@@ -295,7 +297,7 @@ RUN_AXE = """async () => {
         }
         return around.get(e);
     };
-    const styles = new Set();
+    const styles = new Set(checked), fresh = [];
     for (const el of document.body.querySelectorAll("*")) {
         if (![...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
         const own = getComputedStyle(el);
@@ -303,22 +305,25 @@ RUN_AXE = """async () => {
                      surroundings(el)].join("|");
         if (!styles.has(key)) {
             styles.add(key);
+            fresh.push(key);
             el.setAttribute("data-contrast-sample", "");
         }
     }
     axe.configure({rules: [{id: "color-contrast", selector: "[data-contrast-sample]"}]});
     const r = await axe.run(document, {resultTypes: ["violations"], preload: false});
-    return r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-        nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}));
+    return {styles: fresh, violations: r.violations.map(v => ({id: v.id, impact: v.impact,
+        help: v.help, nodes: v.nodes.slice(0, 3).map(n => n.target.join(" "))}))};
 }"""
 
 
-def accessibility_problems(page, axe: str) -> list[str]:
-    """axe-core's serious and critical violations on the open page (see ``RUN_AXE``)."""
+def accessibility_problems(page, axe: str, checked: set[str]) -> list[str]:
+    """axe-core's serious and critical violations on the open page (see ``RUN_AXE``);
+    ``checked``, the text styles whose contrast is known, gains the page's new ones."""
     page.add_script_tag(content=axe)
-    result = page.evaluate(RUN_AXE)
+    result = page.evaluate(RUN_AXE, sorted(checked))
+    checked.update(result["styles"])
     return [f"accessibility ({v['impact']}): {v['id']}: {v['help']} at {v['nodes']}"
-            for v in result if v["impact"] in SERIOUS]
+            for v in result["violations"] if v["impact"] in SERIOUS]
 
 
 def width_problems(page) -> list[str]:
@@ -347,6 +352,7 @@ class Tab:
         self.problems: list[str] = []
         self.requests: list[str] = []
         self.in_flight: set = set()
+        self.contrast_checked: set[str] = set()  # text styles whose contrast axe has checked
         self.page.route("**/*", self._route)
         self.page.on("request", self._request)
         self.page.on("requestfinished", lambda request: self.in_flight.discard(request))
@@ -414,7 +420,7 @@ def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | N
     problems, requests = tab.problems, tab.requests
     problems += width_problems(tab.page)
     if axe is not None:
-        problems += accessibility_problems(tab.page, axe)
+        problems += accessibility_problems(tab.page, axe, tab.contrast_checked)
 
     # Formulas.
     static_math = re.search(r'class="math[\s"]', local_file(server.root, info["url"]).read_text(
@@ -478,15 +484,29 @@ BROKEN_PAGE = r"""<!DOCTYPE html>
 """
 
 
+SECOND_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Second page</title></head><body><main>
+<p style="color: #ccc">faint, in the first page's style</p>
+<p id="fainter" style="color: #ddd">fainter, in a style of its own</p>
+</main></body></html>
+"""
+
+
 def test_the_checks_can_fail(browser, tmp_path):
     """Each kind of defect, planted in a small page, is reported."""
     (tmp_path / "page.html").write_text(BROKEN_PAGE, encoding="utf-8")
     os.symlink(mathjax_es5_dir(), tmp_path / "mathjax", target_is_directory=True)
+    (tmp_path / "second.html").write_text(SECOND_PAGE, encoding="utf-8")
     tab = Tab(browser)
     with LocalServer(tmp_path) as server:
         problems, info = check_page(tab, server, "page.html", axe=axe_source())
+        second, _ = check_page(tab, server, "second.html", axe=axe_source())
     tab.close()
     report = "\n".join(problems)
+    # The second page repeats the first page's faint style (its contrast is known, it is
+    # not sampled again) and shows a new one, which the tab's memory must not hide.
+    assert any("color-contrast" in p and "#fainter" in p for p in second), \
+        f"a new faint style on a second page was not reported: {second}"
     expected = {
         "undefined macro": "undefined macro",
         "TeX error": "MathJax error: merror",
