@@ -10,6 +10,7 @@ and ``get_params`` reads them back from the ``__init__`` signature.
 from __future__ import annotations
 
 import copy
+import functools
 import inspect
 import sys
 from typing import Any
@@ -36,17 +37,20 @@ class NotFittedError(ValueError, AttributeError):
     """
 
 
+@functools.cache
+def _init_parameters(init) -> tuple[str, ...]:
+    """The sorted names of the parameters of ``__init__`` (read once per class)."""
+    signature = inspect.signature(init)
+    return tuple(sorted(name for name, p in signature.parameters.items()
+                        if name != "self" and p.kind != p.VAR_KEYWORD))
+
+
 class BaseEstimator:
     """Parameter handling shared by every estimator in :mod:`ensemble_ref`."""
 
     @classmethod
     def _get_param_names(cls) -> list[str]:
-        signature = inspect.signature(cls.__init__)
-        return sorted(
-            name
-            for name, p in signature.parameters.items()
-            if name != "self" and p.kind != p.VAR_KEYWORD
-        )
+        return list(_init_parameters(cls.__init__))
 
     def get_params(self, deep: bool = True) -> dict[str, Any]:
         """Return the constructor parameters (and nested ones when ``deep``)."""

@@ -20,6 +20,12 @@ import numpy as np
 __all__ = ["gini_impurity", "entropy_impurity", "squared_error_impurity"]
 
 
+def _classes_first(counts: Any, axis: int) -> np.ndarray:
+    """``counts`` as floats with the class axis first (no copy when it already is)."""
+    c = np.asarray(counts, dtype=float)
+    return c if axis in (0, -c.ndim) else np.moveaxis(c, axis, 0)
+
+
 def gini_impurity(counts: Any, W: Any = None, axis: int = -1) -> np.ndarray:
     r"""Gini impurity of nodes with (weighted) class counts ``counts``.
 
@@ -43,7 +49,7 @@ def gini_impurity(counts: Any, W: Any = None, axis: int = -1) -> np.ndarray:
     sum accumulated class by class, exactly as scikit-learn does, so that both
     rank candidate splits identically.
     """
-    c = np.moveaxis(np.asarray(counts, dtype=float), axis, 0)
+    c = _classes_first(counts, axis)
     W = c.sum(0) if W is None else np.asarray(W, dtype=float)
     sq = np.zeros(c.shape[1:])
     for c_k in c:
@@ -73,7 +79,7 @@ def entropy_impurity(counts: Any, W: Any = None, axis: int = -1) -> np.ndarray:
     Equation ``eq-tree-entropy``; terms are accumulated class by class, as in
     scikit-learn.
     """
-    c = np.moveaxis(np.asarray(counts, dtype=float), axis, 0)
+    c = _classes_first(counts, axis)
     W = c.sum(0) if W is None else np.asarray(W, dtype=float)
     H = np.zeros(c.shape[1:])
     with np.errstate(divide="ignore", invalid="ignore"):
