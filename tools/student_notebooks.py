@@ -182,12 +182,12 @@ def check_output_dir(output: Path, overwrite: bool, root: Path = ROOT) -> Path:
 def write_student_notebooks(output: Path | str, overwrite: bool = False,
                             root: Path = ROOT) -> list[Path]:
     """Write one student notebook per chapter into ``output``; return their paths."""
+    out = check_output_dir(Path(output), overwrite, root)  # refuse before the slow imports
     import nbformat
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from reader_notebooks import load_refs, reader_notebook
 
-    out = check_output_dir(Path(output), overwrite, root)
     sources = chapter_sources(root)
     if not sources:
         raise ValueError(f"no chapter found in {root / '_toc.yml'}.")
