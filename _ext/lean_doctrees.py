@@ -13,8 +13,8 @@ Two costs of Sphinx's pickled doctrees that grow with every page of the book:
   equation) is resolved by unpickling the whole target page to look at one node
   (``StandardDomain._resolve_numref_xref`` in Sphinx 7.4): 162 references unpickled
   pages 162 times, about a fifth of a build. Here each target page is unpickled once
-  per builder and kept, read-only, for the references that follow; it is dropped when
-  the pages are read again.
+  per builder (which writes only after every page is read) and kept, read-only, for
+  the references that follow.
 """
 
 from __future__ import annotations
@@ -47,27 +47,17 @@ class _TargetPages:
         return getattr(self.env, name)
 
 
-_TARGETS: dict[int, _TargetPages] = {}  # id(builder) -> its target pages
-
-
 def _numref_reading_each_page_once(resolve):
     @functools.wraps(resolve)
     def wrapper(self, env, fromdocname, builder, *args, **kwargs):
-        targets = _TARGETS.get(id(builder))
-        if targets is None or targets.env is not env:
-            targets = _TARGETS[id(builder)] = _TargetPages(env)
+        # a builder writes after every page is read: its target pages stay valid
+        targets = builder.__dict__.setdefault("numref_target_pages", _TargetPages(env))
         return resolve(self, targets, fromdocname, builder, *args, **kwargs)
     return wrapper
 
 
-def forget_target_pages(app, *args) -> None:
-    _TARGETS.clear()
-
-
 def setup(app):
     app.connect("doctree-read", attach_to_page, priority=900)  # after the other handlers
-    app.connect("env-before-read-docs", forget_target_pages)
-    app.connect("build-finished", forget_target_pages)
     if not getattr(StandardDomain._resolve_numref_xref, "__wrapped__", None):
         StandardDomain._resolve_numref_xref = _numref_reading_each_page_once(
             StandardDomain._resolve_numref_xref)
