@@ -109,14 +109,11 @@ def _jupyter_book() -> str:
     return jupyter_book()
 
 
-# The other stages keep the second core busy: the chapters' kernels get one thread each
-# for OpenMP and BLAS (as in the fresh environment), rather than two threads that wait
-# for each other on a shared core.
-ONE_THREAD = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-
-
 def _book_build() -> dict:
-    """README's build command: every chapter executed, strict."""
+    """README's build command: every chapter executed, strict. The other stages keep the
+    second core busy, so its kernels get one thread each, as the fresh environment's do."""
+    from fresh_env import ONE_THREAD
+
     return _run_logged("build", [_jupyter_book(), "build", ".", "-W", "-n", "--keep-going"],
                        env={**os.environ, **ONE_THREAD})
 

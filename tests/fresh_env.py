@@ -39,6 +39,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from conftest import ROOT, chapter_notebooks  # noqa: E402
 
+# One OpenMP and BLAS thread per kernel, when other work keeps the second core busy.
+ONE_THREAD = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+
 SKIP_DIRS = {".git", "_build", ".venv", "__pycache__", ".ipynb_checkpoints", ".hypothesis",
              ".pytest_cache", "build", "dist"}
 
@@ -137,9 +140,7 @@ def fresh_environment(venv: Path, work: Path) -> dict:
     for var, name in [("JUPYTER_DATA_DIR", "jupyter-data"), ("JUPYTER_CONFIG_DIR", "jupyter-config"),
                       ("IPYTHONDIR", "ipython")]:
         env[var] = str(work / name)
-    # Two chapters run at once on two cores: one BLAS thread each.
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        env[var] = "1"
+    env.update(ONE_THREAD)  # two chapters run at once on two cores: one thread each
     return env
 
 
