@@ -14,7 +14,9 @@ Two costs of Sphinx's pickled doctrees that grow with every page of the book:
   (``StandardDomain._resolve_numref_xref`` in Sphinx 7.4): 162 references unpickled
   pages 162 times, about a fifth of a build. Here each target page is unpickled once
   per builder (which writes only after every page is read) and kept, read-only, for
-  the references that follow.
+  the references that follow. The reader edition's lookups of section titles
+  (``reader_edition.py``) read their pages through the same copies
+  (:func:`page_to_look_up`).
 """
 
 from __future__ import annotations
@@ -47,12 +49,20 @@ class _TargetPages:
         return getattr(self.env, name)
 
 
+def _target_pages(builder, env) -> _TargetPages:
+    # a builder writes after every page is read: the pages it keeps stay valid
+    return builder.__dict__.setdefault("target_pages", _TargetPages(env))
+
+
+def page_to_look_up(builder, env, docname: str) -> nodes.document:
+    """The pickled page ``docname``, unpickled once per builder; read it, never change it."""
+    return _target_pages(builder, env).get_doctree(docname)
+
+
 def _numref_reading_each_page_once(resolve):
     @functools.wraps(resolve)
     def wrapper(self, env, fromdocname, builder, *args, **kwargs):
-        # a builder writes after every page is read: its target pages stay valid
-        targets = builder.__dict__.setdefault("numref_target_pages", _TargetPages(env))
-        return resolve(self, targets, fromdocname, builder, *args, **kwargs)
+        return resolve(self, _target_pages(builder, env), fromdocname, builder, *args, **kwargs)
     return wrapper
 
 

@@ -160,8 +160,11 @@ def _doc_of_uri(app: Sphinx, fromdoc: str, page: str) -> str:
 
 
 def _section_title(app: Sphinx, docname: str, anchor: str):
+    """The title node (read-only) of the section ``anchor`` of the page ``docname``."""
+    from lean_doctrees import page_to_look_up
+
     try:
-        tree = app.env.get_doctree(docname)
+        tree = page_to_look_up(app.builder, app.env, docname)
     except Exception:  # pragma: no cover - an unknown document
         return None
     for section in tree.findall(nodes.section):
