@@ -9,14 +9,35 @@ import numpy as np
 __all__ = ["glue_numbers", "member_outputs", "staged_error_curve"]
 
 
+# MyST-NB's glue protocol: an output of MIME types under this prefix, named in the
+# "scrapbook" metadata, is what ``{glue:text}`` reads (``myst_nb.ext.glue.GLUE_PREFIX``).
+GLUE_PREFIX = "application/papermill.record/"
+
+
+def _glue(name: str, value: Any) -> None:
+    """Record ``value`` under ``name`` for the book's text, without displaying it.
+
+    The output of ``myst_nb.glue(name, value, display=False)``, written here because
+    importing MyST-NB's glue module imports ``nbformat`` and with it ``jsonschema``,
+    whose IRI checker builds some thirty parsers on import: 1.3 s in every kernel
+    that runs a chapter, for nothing a chapter uses (``tests/test_glue.py`` checks
+    that both outputs are the same).
+    """
+    from IPython.core.formatters import format_display_data
+    from IPython.display import display
+
+    bundle, metadata = format_display_data(value)
+    metadata["scrapbook"] = {"name": name, "mime_prefix": GLUE_PREFIX}
+    display({GLUE_PREFIX + mime: data for mime, data in bundle.items()}, raw=True,
+            metadata=metadata)
+
+
 def glue_numbers(**values: Any) -> None:
     """Glue each keyword as a number the prose quotes with ``{glue:text}`name:fmt```.
 
     NumPy scalars and 0-d arrays are converted to Python ``float`` (or ``int``
     for integers), so the text formats apply. Nothing is displayed.
     """
-    from myst_nb import glue  # the book's environment; not a dependency of the package
-
     for name, value in values.items():
         arr = np.asarray(value)
         if arr.ndim != 0 or arr.dtype.kind not in "biuf":
@@ -25,7 +46,7 @@ def glue_numbers(**values: Any) -> None:
         if arr.dtype.kind == "f" and not np.isfinite(arr):
             raise ValueError(f"{name} must be finite, got {value}.")
         number = int(arr) if arr.dtype.kind in "biu" else float(arr)
-        glue(name, number, display=False)
+        _glue(name, number)
 
 
 def member_outputs(ensemble: Any, X: Any, method: str = "predict_proba") -> np.ndarray:
