@@ -159,12 +159,13 @@ BUILD = Stage("book build", _book_build)
 CHROMIUM = Stage("Chromium (Debian)", _chromium)
 TEX = Stage("TeX Live (Debian)", _tex_live, after=(CHROMIUM,))  # one apt at a time
 # Build, then browser: the longest path through the run, at the normal priority (the
-# tests themselves run at a lower one, see start_needed). The student and PDF editions
-# run at the tests' priority: at the normal one they starve the fresh environment, which
-# then ends the run later (measured: 611 s against 527 s).
+# tests themselves run at a lower one, see start_needed). The PDF edition too: it ends
+# with three xelatex passes, one after the other on one core, which at a lower priority
+# were the last thing running, the other core idle. The student edition runs at the
+# tests' priority: at the normal one it starves the fresh environment.
 BROWSER = Stage("browser", _browser, after=(BUILD, CHROMIUM))
 STUDENT = Stage("student edition", _student_build, after=(BUILD,), nice=5)
-PDF = Stage("PDF edition", _pdf_build, after=(BUILD, TEX), nice=5)
+PDF = Stage("PDF edition", _pdf_build, after=(BUILD, TEX))
 # The stage that nothing waits for until the end gives way to all the others: the fresh
 # environment, which executes every chapter and runs its mutants from checkpoints of
 # that execution (the mutation test, tools/mutate_book.py).
