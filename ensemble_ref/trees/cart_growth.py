@@ -167,19 +167,20 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
         pair_node, pair_feat, samples, x = _search_pairs(data, S, members, level, p.max_features,
                                                          rng)
         plen = level.size[pair_node]
-        pstart = np.cumsum(plen) - plen  # start of each pair in the concatenated layout
+        pstart = plen.cumsum() - plen  # start of each pair in the concatenated layout
         proxy = _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstart,
                                   plen, p.min_samples_leaf)
         splits, bp, e = _pick_best(proxy, pair_node, pstart, plen, level.ids.size)
         NL = e - pstart[bp]  # points in each left child
         nodes.record_splits(level.ids[splits], pair_feat[bp], midpoint32(x[e - 1], x[e]))
-        cstart = np.stack([pstart[bp], e], 1).ravel()  # children's segments in `samples`
-        cN = np.stack([NL, level.size[splits] - NL], 1).ravel()
+        cstart = np.array([pstart[bp], e]).T.ravel()  # children's segments in `samples`:
+        cN = np.array([NL, level.size[splits] - NL]).T.ravel()  # left, right, left, ...
         child = np.full(data.n_samples, -1, dtype=np.intp)
-        child[samples[segment_ranges(cstart, cN)]] = np.repeat(np.arange(2 * splits.size), cN)
+        child[samples[segment_ranges(cstart, cN)]] = np.arange(2 * splits.size).repeat(cN)
         in_child = np.flatnonzero(child >= 0)  # node sums in the order of the samples
         cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
-        child_ids = nodes.add(np.repeat(level.ids[splits], 2), np.tile([True, False], splits.size),
+        is_left = np.arange(2 * splits.size) % 2 == 0  # left, right, left, ...
+        child_ids = nodes.add(level.ids[splits].repeat(2), is_left,
                               np.full(2 * splits.size, depth + 1), cN, cW, cimp, crit.value(cT, cW))
         depth += 1
         opened = (depth < p.max_depth) & (cN >= p.min_samples_split) & (cimp > EPSILON)
@@ -190,7 +191,7 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
             rank = np.full(2 * splits.size + 1, size.size, dtype=child_key_type(size.size))
             rank[:-1][opened] = np.arange(size.size)
             S = partition(S, rank[child], int(size.sum()))
-        level = _Open(child_ids[opened], np.cumsum(size) - size, size, cT[:, opened], cW[opened])
+        level = _Open(child_ids[opened], size.cumsum() - size, size, cT[:, opened], cW[opened])
     return _assemble(nodes, data.XT.shape[0])
 
 
@@ -257,23 +258,23 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
     Zc = np.zeros((crit.Z.shape[0], E + 1), dtype=crit.Z.dtype)
     for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
         np.cumsum(Z_k[samples], out=Zc_k[1:])
-    NL = np.arange(E) - np.repeat(pstart, plen)  # points left of the threshold
-    SL = (Zc[:, :-1] - np.repeat(Zc[:, pstart], plen, axis=1)).astype(float, copy=False)
+    NL = np.arange(E) - pstart.repeat(plen)  # points left of the threshold
+    SL = (Zc[:, :-1] - Zc[:, pstart].repeat(plen, axis=1)).astype(float, copy=False)
     if unit_weights:
         WL = NL.astype(float)  # left sums: split before position e
     else:
         wv = w if crit.w_int is None else crit.w_int
         Wc = np.zeros(E + 1, dtype=wv.dtype)
         np.cumsum(wv[samples], out=Wc[1:])
-        WL = (Wc[:-1] - np.repeat(Wc[pstart], plen)).astype(float, copy=False)
-    SR = np.repeat(level.T[:, pair_node], plen, axis=1) - SL  # S_R = S_t - S_L
-    WR = np.repeat(level.W[pair_node], plen) - WL
+        WL = (Wc[:-1] - Wc[pstart].repeat(plen)).astype(float, copy=False)
+    SR = level.T[:, pair_node].repeat(plen, axis=1) - SL  # S_R = S_t - S_L
+    WR = level.W[pair_node].repeat(plen) - WL
     if msl == 1 and (unit_weights or crit.w_int is not None):
         # whole positive weights: W_L > 0 and W_R > 0 exactly when both sides have a point
         valid = np.ones(E, dtype=bool)
         valid[pstart] = False
     else:
-        valid = (NL >= msl) & (np.repeat(plen, plen) - NL >= msl) & (WL > 0) & (WR > 0)
+        valid = (NL >= msl) & (plen.repeat(plen) - NL >= msl) & (WL > 0) & (WR > 0)
     valid[1:] &= x[1:] > x[:-1] + FEATURE_THRESHOLD  # only between distinct values
     valid[0] = False
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -285,11 +286,11 @@ def _pick_best(proxy, pair_node, pstart, plen, J):
     P, E = pair_node.size, proxy.size
     pair_best = np.maximum.reduceat(proxy, pstart)
     n_pairs = np.bincount(pair_node, minlength=J)
-    node_pstart = np.cumsum(n_pairs) - n_pairs  # first pair of each node
+    node_pstart = n_pairs.cumsum() - n_pairs  # first pair of each node
     node_best = np.maximum.reduceat(pair_best, node_pstart)
     is_best_pair = pair_best == node_best[pair_node]
     best_pair = np.minimum.reduceat(np.where(is_best_pair, np.arange(P), P), node_pstart)
-    hit = proxy == np.repeat(pair_best, plen)
+    hit = proxy == pair_best.repeat(plen)
     first_hit = np.minimum.reduceat(np.where(hit, np.arange(E), E), pstart)
     splits = np.flatnonzero(node_best > -np.inf)
     bp = best_pair[splits]

@@ -130,8 +130,8 @@ def exact_integers(w: np.ndarray) -> np.ndarray | None:
 def segment_ranges(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """Concatenation of ``arange(s, s + l)`` for every pair ``(s, l)`` (vectorised)."""
     total = int(lengths.sum())
-    offsets = np.cumsum(lengths) - lengths
-    return np.repeat(starts - offsets, lengths) + np.arange(total)
+    offsets = lengths.cumsum() - lengths
+    return (starts - offsets).repeat(lengths) + np.arange(total)
 
 
 def child_key_type(n_children: int) -> type:
