@@ -64,3 +64,16 @@ def test_report_fills_the_markers_and_draws_the_figure(quick_results, tmp_path):
     assert "old" not in text and "| random forest classifier" in text and "ratio before" in text
     assert "slope ours" in text
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_run_without_the_scaling_study_keeps_the_previous_one(quick_results, tmp_path):
+    out = tmp_path / "results.json"
+    out.write_text(quick_results.read_text())
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick", "--no-scaling",
+                    "--only", "AdaBoost", "--label", "table only", "--out", str(out)], check=True,
+                   cwd=ROOT, env=env, capture_output=True, timeout=300)
+    res = json.loads(out.read_text())
+    assert res["label"] == "table only" and [c["name"] for c in res["cases"]] != []
+    assert all("AdaBoost" in c["name"] for c in res["cases"])
+    assert res["scaling"] == json.loads(quick_results.read_text())["scaling"]
