@@ -17,7 +17,7 @@ compete for the cores, which is why the ratios are CPU-time ratios; the wall-clo
 ratios are stored as well, with the load average before and after the run.
 
 The scaling study fits a fully grown tree, a 10-tree forest and a 10-round booster
-on n = 1k, 4k, 16k, 64k rows with d = 10 and 40 features (median CPU time of
+(exact and hist) on n = 1k, 4k, 16k, 64k rows with d = 10 and 40 features (median CPU time of
 ``--scaling-repeats`` fits per point) and fits the slope of log(time) on log(n).
 """
 
@@ -146,7 +146,7 @@ def scaling_models(members: int) -> dict:
     import sklearn.tree as skt
 
     import ensemble_ref as er
-    exact = _booster_pair(members, "exact")
+    exact, hist = _booster_pair(members, "exact"), _booster_pair(members, "hist")
     return {
         "tree (fully grown, regression)": (
             lambda X, y, c: er.DecisionTreeRegressor().fit(X, y),
@@ -157,6 +157,8 @@ def scaling_models(members: int) -> dict:
                                                        n_jobs=1).fit(X, c)),
         f"second-order booster ({members} rounds, depth 6, exact)": (
             lambda X, y, c: exact[0](X, y), lambda X, y, c: exact[1](X, y)),
+        f"second-order booster ({members} rounds, depth 6, hist)": (
+            lambda X, y, c: hist[0](X, y), lambda X, y, c: hist[1](X, y)),
     }
 
 
