@@ -352,9 +352,9 @@ def _entry(*children: nodes.Node) -> nodes.entry:
 def doctree_resolved(app: Sphinx, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(exercise_bank_node))
     if not placeholders:
-        if not hasattr(app.builder, "exercise_sentences"):
-            app.builder.exercise_sentences = {}  # docname -> label -> first sentence
-        app.builder.exercise_sentences[docname] = _first_sentences(doctree)
+        # docname -> label -> first sentence, kept by the builder (as lean_doctrees' pages)
+        app.builder.__dict__.setdefault("exercise_sentences", {})[docname] = \
+            _first_sentences(doctree)
         return
     env = app.env
     exercises = [e for e in collect(app) if not e["hidden"]]
