@@ -16,6 +16,7 @@ from .math.bootstrap import (
     oob_mask,
 )
 from .harness import (
+    ChapterSeed,
     ClaimError,
     Claims,
     Rival,
@@ -142,6 +143,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "NotFittedError",
+    "ChapterSeed",
     "Claims",
     "ClaimError",
     "Rival",

@@ -9,7 +9,8 @@ the prose, stacking members' predictions, staged error curves).
 
 from .claims import ClaimError, Claims, Rival
 from .notebook import glue_numbers, member_outputs, staged_error_curve
+from .seeds import ChapterSeed
 from .stats import mean_and_se, power_against_rival, replications_for_power
 
-__all__ = ["ClaimError", "Claims", "Rival", "glue_numbers", "member_outputs",
+__all__ = ["ChapterSeed", "ClaimError", "Claims", "Rival", "glue_numbers", "member_outputs",
            "staged_error_curve", "mean_and_se", "power_against_rival", "replications_for_power"]

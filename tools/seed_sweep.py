@@ -1,0 +1,160 @@
+"""Run chapters with other seeds and report, per claim, how often it failed.
+
+Every random draw of a chapter derives from its one seed (``ChapterSeed``), and
+the environment variable ``ENSEMBLES_VERIFIED_SEED`` replaces it without editing
+the chapter. This tool executes each chapter's MyST source once per seed, with
+the claims in ``explain`` mode (a failing claim is recorded and the chapter runs
+on, so every failing claim of a run is counted), and reads the claims' ledgers.
+
+    python tools/seed_sweep.py --seeds 20                     # every chapter, seeds 1..20
+    python tools/seed_sweep.py --seeds 10 --first 101 book/05_random_forests.md
+    python tools/seed_sweep.py --seed-list 3 17 book/07_adaboost.md --jobs 2
+
+A run passes when no claim failed and no cell raised. The report (Markdown on
+standard output, JSON in ``--out``) gives each chapter's pass rate and every claim
+that failed at least once, with the seeds it failed for.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+import traceback
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SEED_ENV = "ENSEMBLES_VERIFIED_SEED"
+MODE_ENV = "ENSEMBLES_VERIFIED_CLAIMS"
+LEDGER_ENV = "ENSEMBLES_VERIFIED_LEDGER"
+THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+
+
+def chapters_in_toc() -> list[Path]:
+    """The executable chapters of ``_toc.yml``, in order (MyST sources with code cells)."""
+    import yaml
+
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = []
+
+    def walk(node):
+        if isinstance(node, dict):
+            if "file" in node:
+                files.append(node["file"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(toc)
+    found = []
+    for name in files:
+        md = ROOT / f"{name}.md"
+        if md.exists() and "```{code-cell}" in md.read_text(encoding="utf-8"):
+            found.append(md)
+    return found
+
+
+def run_once(job: tuple[str, int, int]) -> dict:
+    """Execute one chapter with one seed; its claims' records and any error."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    md, seed, threads = Path(job[0]), job[1], job[2]
+    with tempfile.TemporaryDirectory() as ledger:
+        os.environ.update({SEED_ENV: str(seed), MODE_ENV: "explain", LEDGER_ENV: ledger})
+        os.environ.update({var: str(threads) for var in THREADS})
+        nb = jupytext.read(md)
+        error = ""
+        start = time.perf_counter()
+        try:
+            NotebookClient(nb, timeout=1800, kernel_name="python3",
+                           resources={"metadata": {"path": str(md.parent)}}).execute()
+        except Exception as exc:  # a cell raised: the run fails, its claims so far still count
+            lines = [line for line in str(exc).splitlines() if line.strip()]
+            error = lines[-1][:300] if lines else traceback.format_exc(limit=1)[-300:]
+        seconds = time.perf_counter() - start
+        records = []
+        for path in sorted(Path(ledger).glob("*.jsonl")):
+            records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    failed = [{"ledger": r["chapter"], "number": r["number"], "statement": r["statement"],
+               "measured": r["measured"], "expected": r["expected"], "margin": r["margin"]}
+              for r in records if not r["passed"]]
+    return {"chapter": md.relative_to(ROOT).as_posix(), "seed": seed, "seconds": round(seconds, 1),
+            "claims": len(records), "failed": failed, "error": error}
+
+
+def summarise(runs: list[dict]) -> dict:
+    """Per chapter: runs, passes, pass rate, and each failing claim with its seeds."""
+    chapters: dict[str, dict] = {}
+    for run in runs:
+        entry = chapters.setdefault(run["chapter"], {"runs": 0, "passed": 0, "claims": 0,
+                                                     "failing": {}, "errors": [], "seconds": 0.0})
+        entry["runs"] += 1
+        entry["seconds"] += run["seconds"]
+        entry["claims"] = max(entry["claims"], run["claims"])
+        entry["passed"] += int(not run["failed"] and not run["error"])
+        if run["error"]:
+            entry["errors"].append({"seed": run["seed"], "error": run["error"]})
+        for claim in run["failed"]:
+            key = f"{claim['ledger']}#{claim['number']}"
+            slot = entry["failing"].setdefault(key, {"statement": claim["statement"], "seeds": []})
+            slot["seeds"].append(run["seed"])
+    for entry in chapters.values():
+        entry["pass_rate"] = entry["passed"] / entry["runs"]
+    return chapters
+
+
+def markdown(chapters: dict) -> str:
+    lines = ["| chapter | claims | runs | passed | pass rate | failing claims (seeds) |",
+             "|---|---:|---:|---:|---:|---|"]
+    for name, e in chapters.items():
+        fails = "; ".join(f"{key} {v['statement'][:70]!r} ({', '.join(map(str, v['seeds']))})"
+                          for key, v in e["failing"].items())
+        errors = "; ".join(f"seed {x['seed']}: {x['error'][:80]}" for x in e["errors"])
+        lines.append(f"| {Path(name).stem} | {e['claims']} | {e['runs']} | {e['passed']} | "
+                     f"{e['pass_rate']:.0%} | {fails}{' ERRORS: ' + errors if errors else ''} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("chapters", nargs="*", help="MyST sources (default: every chapter of _toc.yml)")
+    parser.add_argument("--seeds", type=int, default=20, help="how many seeds (default 20)")
+    parser.add_argument("--first", type=int, default=1, help="the first seed (default 1)")
+    parser.add_argument("--seed-list", type=int, nargs="+", help="these seeds instead")
+    parser.add_argument("--jobs", type=int, default=2, help="chapters executed at once (default 2)")
+    parser.add_argument("--out", type=Path, default=ROOT / "_build" / "seed_sweep.json")
+    args = parser.parse_args(argv)
+    if args.seeds < 1 or args.jobs < 1:
+        parser.error("--seeds and --jobs must be at least 1")
+    seeds = args.seed_list or list(range(args.first, args.first + args.seeds))
+    chapters = [Path(c).resolve() for c in args.chapters] or chapters_in_toc()
+    threads = 1 if args.jobs > 1 else os.cpu_count() or 1
+    # The longest chapters first, so the last jobs are short ones.
+    jobs = sorted(((str(md), s, threads) for md in chapters for s in seeds),
+                  key=lambda job: -Path(job[0]).stat().st_size)
+    start = time.perf_counter()
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        runs = []
+        for run in pool.map(run_once, jobs):
+            runs.append(run)
+            status = "ok" if not run["failed"] and not run["error"] else (
+                f"{len(run['failed'])} claim(s) failed" + (f"; error: {run['error'][:100]}" if run["error"] else ""))
+            print(f"{Path(run['chapter']).stem} seed {run['seed']}: {status} ({run['seconds']} s)",
+                  file=sys.stderr, flush=True)
+    chapters_report = summarise(runs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps({"seeds": seeds, "seconds": round(time.perf_counter() - start, 1),
+                                    "chapters": chapters_report, "runs": runs}, indent=1))
+    print(markdown(chapters_report))
+    return 0 if all(e["passed"] == e["runs"] for e in chapters_report.values()) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
