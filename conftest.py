@@ -7,10 +7,10 @@ would let a broken chapter pass, so collection is checked here: whenever the
 contribute at least one executed cell.
 
 The strict book build is a session fixture (``built_book``) shared by the tests
-that read its output (the build checks, the browser test, the reproducibility
-test), so the book is built once per run. At the end of the run the time spent
+that read its output (the build checks, the browser test, the editions), so the
+book is built once per run. At the end of the run the time spent
 in each stage (unit tests, notebooks under nbval, book build, browser,
-reproducibility, ...) is printed.
+fresh environment, ...) is printed, with each chapter's nbval items.
 """
 
 from __future__ import annotations
@@ -95,8 +95,8 @@ def fresh_env() -> dict:
     """Every chapter executed once in a fresh environment made from requirements.txt.
 
     The second and last execution of the chapters in a test run (the first is the
-    book build); used by the Binder test and the reproducibility test, and the
-    execution the mutation test branches off. It runs in the background from the start
+    book build), under nbval and with a seed other than the chapters' own; used by
+    the Binder test, and the execution the mutation test branches off. It runs in the background from the start
     of the session (``tests/background.py``).
     """
     import background
@@ -109,7 +109,6 @@ def fresh_env() -> dict:
 STAGE_OF_FILE = {
     "test_book.py": "book build",
     "test_browser.py": "browser",
-    "test_reproducibility.py": "reproducibility",
     "test_notebooks.py": "chapter sources and solutions",
     "test_properties.py": "properties (hypothesis)",
     "test_hostile_inputs.py": "hostile inputs",
@@ -122,19 +121,18 @@ STAGE_OF_FILE = {
 }
 # Test files that execute chapters or build the book: the "book" layer
 # (``pytest -m "not book"`` runs the fast layer alone).
-BOOK_FILES = {"test_book.py", "test_browser.py", "test_reproducibility.py", "test_binder_env.py",
+BOOK_FILES = {"test_book.py", "test_browser.py", "test_binder_env.py",
               "test_student_build.py", "test_student_notebooks.py", "test_publishing.py",
               "test_pdf.py", "test_reader_notebooks.py", "test_exercise_bank.py"}
 # The order of the book layer's test files at the end of the run: roughly the order in
 # which the background stages they need finish (tests/background.py).
 BOOK_ORDER = ["test_book.py", "test_reader_notebooks.py", "test_exercise_bank.py",
               "test_publishing.py", "test_student_notebooks.py", "test_browser.py",
-              "test_student_build.py", "test_pdf.py", "test_binder_env.py", "test_reproducibility.py",
-              "test_mutations.py"]
+              "test_student_build.py", "test_pdf.py", "test_binder_env.py", "test_mutations.py"]
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",
                "chapter sources and solutions", "notebooks (nbval)", "book build",
                "reader notebooks", "student edition", "Chromium (Debian)", "browser",
-               "TeX Live (Debian)", "PDF edition", "fresh environment and mutants", "reproducibility"]
+               "TeX Live (Debian)", "PDF edition", "fresh environment and mutants"]
 _stage_seconds: defaultdict[str, float] = defaultdict(float)
 _stage_tests: Counter[str] = Counter()
 _clock: dict[str, float] = {}
@@ -199,3 +197,19 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if ran:
         write("The background stages start when collection ends and run beside the tests and "
               "each other; a test's time excludes its wait for them.")
+    fresh = getattr(background, "FRESH", None) if background else None
+    if fresh is not None and fresh.value:
+        _nbval_summary(terminalreporter, fresh.value)
+
+
+def _nbval_summary(terminalreporter, fresh: dict) -> None:
+    """Each chapter's nbval items in the fresh environment, run with another seed."""
+    report = fresh["report"]
+    terminalreporter.write_sep("=", f"chapters under nbval, seed {report['seed']} (fresh environment)")
+    for name in sorted(report["cells"]):
+        cells = report["cells"][name]
+        terminalreporter.write_line(
+            f"{name:40s} {cells['passed']:4d} cells passed, {cells['failed']} failed"
+            f"{', ' + str(cells['skipped']) + ' skipped' if cells['skipped'] else ''}"
+            f"  ({report['chapters'].get(name, 0):.1f} s)")
+    terminalreporter.write_line("nbval's log, one line per cell: _build/nbval-fresh-env.log")

@@ -177,7 +177,7 @@ NEEDS = {
     "test_book.py": [BUILD], "test_reader_notebooks.py": [BUILD],
     "test_exercise_bank.py": [BUILD], "test_student_notebooks.py": [BUILD],
     "test_student_build.py": [STUDENT], "test_browser.py": [BROWSER],
-    "test_pdf.py": [PDF], "test_binder_env.py": [FRESH], "test_reproducibility.py": [BUILD, FRESH],
+    "test_pdf.py": [PDF], "test_binder_env.py": [FRESH],
 }
 NEEDS_BY_TEST = {"test_every_mutant_is_killed": [FRESH], "test_a_harmless_rewrite_survives": [FRESH]}
 

@@ -9,20 +9,21 @@ are first downloaded by a few ``pip download`` processes at once (pip's own
 cache is used when it works), and the installation itself then runs from those
 files only (``--no-index``), so it installs exactly what ``requirements.txt``
 resolves to; a dependency that ``requirements.txt`` does not pin is fetched as
-pip would fetch it, and listed in the report. Then, with that environment's
-Python and its own ``python3`` kernel, it
-
-* opens every chapter's MyST source with jupytext, as Jupyter does on Binder, and
-  checks it gives the same cells as the paired ``.ipynb``, and
-* executes every chapter's ``.ipynb`` (what the launch buttons open) with nbclient,
-  two chapters at a time, keeping the executed notebooks, and
-* runs the chapter's mutants (``tools/mutate_book.py``) from checkpoints of that
-  execution: the outputs kept are those of the unmutated chapter.
+pip would fetch it, and listed in the report. The test runner (pytest and nbval,
+pinned as in ``requirements-dev.txt``) is installed after it. Then, with that
+environment's Python and its own ``python3`` kernel, it runs every chapter's
+``.ipynb`` (what the launch buttons open) under ``pytest --nbval-lax``, two
+pytest processes at once, **with the seed** ``TEST_SEED`` **instead of each
+chapter's published one** (``ENSEMBLES_VERIFIED_SEED``): a claim that holds only
+for the seed it was written with fails here. Each chapter's mutants
+(``tools/mutate_book.py``) branch off that same execution
+(``tools/nbval_mutants.py``).
 
 This is the second and last execution of every chapter in a test run (the first
-is the book build): ``tests/test_binder_env.py`` checks that it succeeded in the
-fresh environment, ``tests/test_reproducibility.py`` compares its outputs with
-the build's, and ``tests/test_mutations.py`` reads the mutants' results.
+is the book build, with the published seeds): ``tests/test_binder_env.py`` checks
+that every chapter passed under nbval in the fresh environment, and
+``tests/test_mutations.py`` reads the mutants' results. The nbval log is kept in
+``_build/nbval-fresh-env.log`` and summarised at the end of the test run.
 """
 
 from __future__ import annotations
@@ -45,75 +46,59 @@ ONE_THREAD = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "M
 SKIP_DIRS = {".git", "_build", ".venv", "__pycache__", ".ipynb_checkpoints", ".hypothesis",
              ".pytest_cache", "build", "dist"}
 
-DRIVER = r'''
-"""Run in the fresh environment: open and execute the chapters given on the command line,
-and run each chapter's mutants from checkpoints of its execution."""
-import json, sys, time, traceback
-from concurrent.futures import ProcessPoolExecutor
-from pathlib import Path
+# The seed the chapters run with here: not their published one (the book build runs those),
+# so every test run checks that each chapter's claims hold for another seed too.
+TEST_SEED = 1
+# The test runner, installed into the fresh environment after requirements.txt (Binder's
+# environment has no pytest): pinned as in requirements-dev.txt.
+RUNNER = ("pytest", "nbval", "coverage", "iniconfig", "pluggy")
 
 
-def execute(args):
-    import jupytext
-    import nbformat
-    from nbclient import NotebookClient
-
-    path, out_dir, repo = Path(args[0]), Path(args[1]), Path(args[2])
-    sys.path.insert(0, str(repo / "tools"))
-    import mutate_book
-
-    chapter = path.with_suffix(".md").relative_to(repo).as_posix()
-    mutants = [m for m in mutate_book.MUTANTS + [mutate_book.CONTROL] if m.chapter == chapter]
-    nb = nbformat.read(path, as_version=4)
-    myst = jupytext.read(path.with_suffix(".md"))
-    if [(c.cell_type, c.source) for c in myst.cells] != [(c.cell_type, c.source) for c in nb.cells]:
-        return path.name, None, "jupytext opens the .md as a different notebook than the .ipynb", []
-    start = time.perf_counter()
-    client = NotebookClient(nb, timeout=900, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
-    try:
-        with client.setup_kernel():
-            info = client.wait_for_reply(client.kc.kernel_info())
-            nb.metadata["language_info"] = info["content"]["language_info"]
-            results = mutate_book.execute_with_mutants(client, nb, mutants)
-    except Exception:
-        return path.name, None, traceback.format_exc()[-6000:], []
-    seconds = time.perf_counter() - start
-    nbformat.write(nb, out_dir / path.name)  # compared with the build's execution
-    return path.name, seconds, "", results
+def runner_pins(repo: Path) -> list[str]:
+    lines = (repo / "requirements-dev.txt").read_text().splitlines()
+    pins = [line.strip() for line in lines if line.split("==")[0].strip().lower() in RUNNER]
+    assert len(pins) == len(RUNNER), f"requirements-dev.txt must pin each of {RUNNER}"
+    return pins
 
 
-def by_cost(notebook):
-    return -Path(notebook).with_suffix(".md").stat().st_size  # the longest chapters first
+def split_by_cost(notebooks: list[str], parts: int = 2) -> list[list[str]]:
+    """The chapters in ``parts`` groups of about equal length (the longest first)."""
+    groups: list[list[str]] = [[] for _ in range(parts)]
+    sizes = [0] * parts
+    for nb in sorted(notebooks, key=lambda n: -Path(n).with_suffix(".md").stat().st_size):
+        k = sizes.index(min(sizes))
+        groups[k].append(nb)
+        sizes[k] += Path(nb).with_suffix(".md").stat().st_size
+    return [g for g in groups if g]
 
 
-def kernel_prefix():
-    import nbformat
-    from nbclient import NotebookClient
-
-    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import sys; print(sys.prefix)")])
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
-    return nb.cells[0].outputs[0]["text"].strip()
-
-
-if __name__ == "__main__":
-    report = {"kernel_prefix": kernel_prefix(), "driver_prefix": sys.prefix, "chapters": {},
-              "mutants": []}
-    failures = []
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        out_dir, repo = sys.argv[1], sys.argv[2]
-        jobs = [(p, out_dir, repo) for p in sorted(sys.argv[3:], key=by_cost)]
-        for name, seconds, error, mutants in pool.map(execute, jobs):
-            report["chapters"][name] = seconds
-            report["mutants"] += mutants
-            if error:
-                failures.append(f"--- {name}\n{error}")
-    print(json.dumps(report))
-    if failures:
-        print("\n".join(failures), file=sys.stderr)
-        sys.exit(1)
-'''
+def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str]) -> dict:
+    """Every chapter under nbval (``--nbval-lax``) with the seed ``TEST_SEED``, two pytest
+    processes at once, each chapter's mutants branching off its execution; the reports."""
+    env = {**env, "ENSEMBLES_VERIFIED_SEED": str(TEST_SEED), "PYTHONPATH": str(repo / "tools")}
+    procs = []
+    for k, group in enumerate(split_by_cost(notebooks)):
+        report = work / f"nbval-{k}.json"
+        log = (work / f"nbval-{k}.log").open("w")
+        args = [str(python), "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=900",
+                "-p", "nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
+                "-o", "addopts=", "-rf", "-v", *group]
+        procs.append((subprocess.Popen(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
+                                       stdout=log, stderr=subprocess.STDOUT), report, log))
+    merged = {"kernel_prefix": None, "driver_prefix": None, "chapters": {}, "cells": {}, "mutants": [],
+              "seed": TEST_SEED}
+    codes, logs = [], []
+    for proc, report, log in procs:
+        codes.append(proc.wait(timeout=3000))
+        log.close()
+        logs.append(Path(log.name).read_text())
+        part = json.loads(report.read_text()) if report.exists() else {}
+        for key in ("kernel_prefix", "driver_prefix"):
+            merged[key] = merged[key] or part.get(key)
+        for key in ("chapters", "cells"):
+            merged[key].update(part.get(key, {}))
+        merged["mutants"] += part.get("mutants", [])
+    return {"returncode": max(codes), "log": "\n".join(logs), "report": merged}
 
 
 def copy_repository(target: Path) -> None:
@@ -196,17 +181,15 @@ def install_requirements(python: Path, repo: Path, env: dict, work: Path,
 
 
 def run(tmp_path: Path) -> dict:
-    """Install a fresh environment and execute every chapter in it; a report.
+    """Install a fresh environment and execute every chapter in it under nbval; a report.
 
-    The report holds ``returncode`` and ``stderr`` of the execution, the driver's
-    ``report`` (kernel prefix, seconds per chapter), ``venv``, ``notebooks``
-    (the copies executed), ``executed`` (folder of executed notebooks), ``times``
-    and ``unpinned`` dependencies.
+    The report holds ``returncode`` and ``log`` of the nbval runs, their ``report``
+    (kernel and pytest prefixes, seconds and cells per chapter, the mutants' results),
+    ``venv``, ``notebooks`` (the copies executed), ``times`` and ``unpinned`` dependencies.
     """
     times = {}
     start = time.perf_counter()
-    repo, venv, executed = tmp_path / "repo", tmp_path / "venv", tmp_path / "executed"
-    executed.mkdir()
+    repo, venv = tmp_path / "repo", tmp_path / "venv"
     copy_repository(repo)
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
     python = venv / "bin" / "python"
@@ -216,19 +199,16 @@ def run(tmp_path: Path) -> dict:
     proc = subprocess.run([str(python), "-m", "pip", "check"], cwd=repo, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, "inconsistent environment:\n" + proc.stdout + proc.stderr
+    code, out = Pip(python, "install", "--no-compile", *runner_pins(repo), cwd=repo, env=env,
+                    log=tmp_path / "install-runner.log").wait()
+    assert code == 0, "installing the test runner failed:\n" + out[-3000:]
     times["install_s"] = round(time.perf_counter() - start, 1)
 
     notebooks = [str(repo / nb.relative_to(ROOT)) for nb in chapter_notebooks()]
-    driver = tmp_path / "run_chapters.py"
-    driver.write_text(DRIVER)
     run_start = time.perf_counter()
-    proc = subprocess.run([str(python), str(driver), str(executed), str(repo), *notebooks],
-                          cwd=tmp_path,
-                          env=env, capture_output=True, text=True, timeout=3000)
+    nbval = run_nbval(python, repo, env, tmp_path, notebooks)
     times["execute_s"] = round(time.perf_counter() - run_start, 1)
     times["total_s"] = round(time.perf_counter() - start, 1)
-    lines = proc.stdout.strip().splitlines()
-    report = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else {}
-    return {"returncode": proc.returncode, "stderr": proc.stderr, "report": report,
-            "venv": venv, "notebooks": notebooks, "executed": executed, "times": times,
-            "unpinned": unpinned}
+    (ROOT / "_build").mkdir(exist_ok=True)
+    (ROOT / "_build" / "nbval-fresh-env.log").write_text(nbval["log"])
+    return {**nbval, "venv": venv, "notebooks": notebooks, "times": times, "unpinned": unpinned}

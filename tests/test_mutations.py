@@ -50,7 +50,7 @@ def mutation_run() -> dict:
 
     run = background.FRESH.result()
     results = run["report"].get("mutants")
-    assert results, "the mutation test did not run:\n" + run["stderr"][-6000:]
+    assert results, "the mutation test did not run:\n" + run["log"][-6000:]
     return {"results": results}
 
 

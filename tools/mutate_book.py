@@ -311,7 +311,7 @@ import mutant_checkpoints
 sys.path.remove({tools!r})
 mutant_checkpoints.install({mutants!r}, {cells!r}, {results!r}, timeout={timeout!r})
 """
-_FINISH = """# mutant checkpoints
+FINISH = """# mutant checkpoints
 import json
 print(json.dumps(mutant_checkpoints.finish()))
 """
@@ -332,7 +332,14 @@ def _spec(mutant: Mutant) -> dict:
     return {"id": mutant.id, "target": mutant.target, "old": mutant.old, "new": mutant.new}
 
 
-def _result(mutant: Mutant, outcome: dict, how: str) -> dict:
+def checkpoint_setup(mutants: list[Mutant], cells: list[str], results: str, timeout: int = 600) -> str:
+    """The code a chapter's kernel runs, before its first cell, to serve ``mutants`` from
+    checkpoints; ``cells`` are the chapter's code cells in order."""
+    return _CHECKPOINTS.format(tools=str(ROOT / "tools"), mutants=[_spec(m) for m in mutants],
+                               cells=cells, results=results, timeout=timeout)
+
+
+def result(mutant: Mutant, outcome: dict, how: str) -> dict:
     return {"id": mutant.id, "chapter": mutant.chapter,
             "file": f"ensemble_ref/{_source_file(mutant.target)}",
             "error": mutant.error, "killed": bool(outcome.get("killed")),
@@ -351,13 +358,18 @@ def execute_with_mutants(client, nb, mutants: list[Mutant], timeout: int = 600) 
     """
     cells = [c.source for c in nb.cells if c.cell_type == "code"]
     with tempfile.TemporaryDirectory(prefix="mutants-") as results:
-        setup = _CHECKPOINTS.format(tools=str(ROOT / "tools"), mutants=[_spec(m) for m in mutants],
-                                    cells=cells, results=results, timeout=timeout)
-        _execute_aside(client, nbformat_cell(setup))
+        _execute_aside(client, nbformat_cell(checkpoint_setup(mutants, cells, results, timeout)))
         for index, cell in enumerate(nb.cells):
             if cell.cell_type == "code":
                 client.execute_cell(cell, index)
-        report = json.loads(_execute_aside(client, nbformat_cell(_FINISH)).outputs[0]["text"])
+        report = json.loads(_execute_aside(client, nbformat_cell(FINISH)).outputs[0]["text"])
+    chapter = mutants[0].chapter if mutants else ""
+    return collect(chapter, mutants, report, timeout)
+
+
+def collect(chapter: str, mutants: list[Mutant], report: dict, timeout: int = 600) -> list[dict]:
+    """The mutants' results from the checkpoints' ``report`` (``FINISH``'s output); the
+    mutants no checkpoint could serve are run the long way (:func:`run_full`)."""
     if report["error"]:
         raise RuntimeError(f"mutation checkpoints: {report['error']}")
     out, full = [], []
@@ -366,10 +378,9 @@ def execute_with_mutants(client, nb, mutants: list[Mutant], timeout: int = 600) 
         if "fallback" in outcome:
             full.append(mutant)
         else:
-            out.append(_result(mutant, outcome, "checkpoint"))
-    chapter = mutants[0].chapter if mutants else ""
-    for result in run_full(chapter, full, timeout) if full else []:
-        out.append({**result, "how": f"full run ({report['mutants'][result['id']]['fallback']})"})
+            out.append(result(mutant, outcome, "checkpoint"))
+    for result_ in run_full(chapter, full, timeout) if full else []:
+        out.append({**result_, "how": f"full run ({report['mutants'][result_['id']]['fallback']})"})
     return out
 
 
@@ -427,7 +438,7 @@ def run_full(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list[di
                         client.execute_cell(cell, index)
             except CellExecutionError as err:
                 killed, error = True, getattr(err, "ename", type(err).__name__)
-            results.append(_result(mutant, {"killed": killed, "raised": error, "from_cell": 0,
+            results.append(result(mutant, {"killed": killed, "raised": error, "from_cell": 0,
                                             "seconds": round(time.perf_counter() - start, 1)},
                                    "full run"))
     return results
