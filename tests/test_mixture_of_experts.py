@@ -17,6 +17,7 @@ from ensemble_ref.math.mixture import (
     load_balancing_loss,
     mixture_log_likelihood,
     responsibilities,
+    route_scores,
     softmax,
     softmax_gate,
     top_k_gate,
@@ -82,6 +83,37 @@ def test_top_k_routing():
         top_k_gate(G, 4)
     with pytest.raises(TypeError, match="k must"):
         top_k_gate(G, 1.5)
+
+
+def test_routing_from_scores_per_family():
+    # scores of 2 inputs over 4 experts, worked by hand: p = exp(s) / sum exp(s)
+    S = np.array([[2.0, 0.0, 1.0, -1.0], [0.0, 3.0, 0.0, 1.0]])
+    p = np.exp(S) / np.exp(S).sum(axis=1, keepdims=True)
+    # Switch Transformer: top 1, the softmax probability of the chosen expert, not renormalised
+    experts, weights = route_scores(S, 1, renormalise=False)
+    np.testing.assert_array_equal(experts, [[0], [1]])
+    np.testing.assert_allclose(weights[:, 0], [p[0, 0], p[1, 1]], rtol=1e-14)
+    assert np.all(weights < 1)
+    # renormalised top 1: the weight is exactly 1, whatever the scores
+    _, weights = route_scores(S, 1, renormalise=True)
+    assert np.array_equal(weights, np.ones((2, 1)))
+    # Mixtral: top 2 renormalised = the softmax over the two largest scores
+    experts, weights = route_scores(S, 2, renormalise=True)
+    np.testing.assert_array_equal(experts, [[0, 2], [1, 3]])
+    np.testing.assert_allclose(weights, [[np.e / (np.e + 1), 1 / (np.e + 1)],
+                                         [np.e**2 / (np.e**2 + 1), 1 / (np.e**2 + 1)]], rtol=1e-14)
+    # norm_topk_prob: false: top 2 not renormalised; the rows miss the dropped experts' mass
+    experts, weights = route_scores(S, 2, renormalise=False)
+    np.testing.assert_allclose(weights, np.take_along_axis(p, experts, axis=1), rtol=1e-14)
+    dropped = np.array([p[0, 1] + p[0, 3], p[1, 0] + p[1, 2]])
+    np.testing.assert_allclose(weights.sum(axis=1), 1 - dropped, rtol=1e-14)
+    # the dense gate agrees, and k = E without renormalising is the softmax itself
+    np.testing.assert_allclose(top_k_gate(p, 4, renormalise=False), p, rtol=1e-14)
+    np.testing.assert_allclose(top_k_gate(p, 2, renormalise=False).sum(axis=1), 1 - dropped)
+    with pytest.raises(TypeError, match="renormalise"):
+        route_scores(S, 1, renormalise="no")
+    with pytest.raises(ValueError, match="finite"):
+        route_scores(np.array([[np.inf, 0.0]]), 1, renormalise=True)
 
 
 def test_balancing_loss_minimum_at_uniform():

@@ -17,7 +17,11 @@ from:
   :math:`(x_i, y_i)`, EM's E-step (``eq-moe-responsibility``);
 - :func:`gate_objective`: the part of EM's expected log-likelihood the gate maximises;
 - :func:`top_k_route`, :func:`top_k_gate`: sparse routing to the :math:`k` largest
-  gate values, renormalised (``eq-moe-topk``);
+  gate values, renormalised (``eq-moe-topk``) or not;
+- :func:`route_scores`: the same from the router's scores, as the sparse
+  mixtures of language models route: Mixtral renormalises over its top 2, the
+  Switch Transformer keeps the softmax probability of its top 1, and models
+  configured with ``norm_topk_prob: false`` keep those of their top :math:`k`;
 - :func:`expert_load`, :func:`load_balancing_loss`: the Switch Transformer's
   auxiliary loss :math:`E \sum_e f_e P_e` (``eq-moe-balance``).
 
@@ -41,6 +45,7 @@ __all__ = [
     "gate_objective",
     "top_k_route",
     "top_k_gate",
+    "route_scores",
     "expert_load",
     "load_balancing_loss",
 ]
@@ -224,13 +229,17 @@ def gate_objective(gate: Any, resp: Any) -> float:
 # --- sparse routing --------------------------------------------------------------------------
 
 
-def top_k_route(gate: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
-    r"""Route each input to its ``k`` experts of largest gate value, renormalised.
+def top_k_route(gate: Any, k: int, renormalise: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    r"""Route each input to its ``k`` experts of largest gate value.
 
     Parameters
     ----------
     gate : array-like of shape (n, E)
     k : int in [1, E]
+    renormalise : bool, default=True
+        Divide the chosen gate values by their sum (equation ``eq-moe-topk``;
+        Mixtral's router). ``False`` keeps them as they are (the Switch
+        Transformer's top-1 router, and ``norm_topk_prob: false``).
 
     Returns
     -------
@@ -238,29 +247,60 @@ def top_k_route(gate: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
         The chosen experts of each row, by decreasing gate value (ties to the
         lower index).
     weights : ndarray of shape (n, k)
-        :math:`\tilde g_e(x) = g_e(x) / \sum_{f \in T_k(x)} g_f(x)` for the chosen
-        experts (equation ``eq-moe-topk``); every row sums to one.
+        Renormalised, :math:`\tilde g_e(x) = g_e(x) / \sum_{f \in T_k(x)} g_f(x)` for
+        the chosen experts, and every row sums to one; otherwise :math:`g_e(x)`,
+        and a row sums to one minus the gate's mass on the experts not chosen.
     """
     G = _gate_array(gate)
     k = _check_k(k, G.shape[1])
+    if not isinstance(renormalise, (bool, np.bool_)):
+        raise TypeError(f"renormalise must be a bool, got {renormalise!r}.")
     experts = np.argsort(-G, axis=1, kind="stable")[:, :k]
     chosen = np.take_along_axis(G, experts, axis=1)
+    if not renormalise:
+        return experts, chosen
     total = chosen.sum(axis=1, keepdims=True)
     # a row whose k largest values are all zero cannot happen: its largest is >= 1/E
     return experts, chosen / total
 
 
-def top_k_gate(gate: Any, k: int) -> np.ndarray:
+def top_k_gate(gate: Any, k: int, renormalise: bool = True) -> np.ndarray:
     r"""The sparse gate of equation ``eq-moe-topk`` as a dense (n, E) matrix.
 
-    Entry ``(i, e)`` is :math:`g_e(x_i) / \sum_{f \in T_k(x_i)} g_f(x_i)` when ``e``
-    is among the ``k`` largest gate values of row ``i``, and 0 otherwise.
+    Entry ``(i, e)`` is :math:`g_e(x_i) / \sum_{f \in T_k(x_i)} g_f(x_i)` (or
+    :math:`g_e(x_i)` with ``renormalise=False``) when ``e`` is among the ``k``
+    largest gate values of row ``i``, and 0 otherwise.
     """
     G = _gate_array(gate)
-    experts, weights = top_k_route(G, k)
+    experts, weights = top_k_route(G, k, renormalise)
     sparse = np.zeros_like(G)
     np.put_along_axis(sparse, experts, weights, axis=1)
     return sparse
+
+
+def route_scores(scores: Any, k: int, renormalise: bool) -> tuple[np.ndarray, np.ndarray]:
+    r"""Sparse routing from the router's scores :math:`s = V \tilde x` (logits), shape (n, E).
+
+    The router's probabilities are :func:`softmax` over all :math:`E` scores; each
+    input goes to its ``k`` experts of largest score, and the layer's output is
+    :math:`\sum_j` ``weights[:, j]`` :math:`f_{\text{experts}[:, j]}(x)`.
+
+    - ``renormalise=True``: the chosen probabilities divided by their sum, which is
+      the softmax over the ``k`` largest scores (Mixtral, top 2; ``norm_topk_prob:
+      true``). With ``k = 1`` the weight is exactly 1 for every input, so the
+      output does not depend on the scores except through the choice.
+    - ``renormalise=False``: the chosen probabilities as they are (the Switch
+      Transformer, top 1, whose output :math:`p_{e^*}(x) f_{e^*}(x)` passes a
+      gradient to the router; ``norm_topk_prob: false``, e.g. Qwen1.5-MoE's top 4
+      and DeepSeek-V2's top 6). The weights sum to one minus the probability of
+      the experts not chosen.
+
+    Returns
+    -------
+    experts : ndarray of int, shape (n, k)
+    weights : ndarray of shape (n, k)
+    """
+    return top_k_route(softmax(scores), k, renormalise)
 
 
 def _assignment_array(assignment: Any, n_rows: int, n_experts: int) -> np.ndarray:
