@@ -24,7 +24,7 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-from ensemble_ref.harness.claims import LEDGER_ENV
+from ensemble_ref.harness.claims import LEDGER_ENV, MODE_ENV
 
 logger = logging.getLogger(__name__)
 CLAIMS_RE = re.compile(r"""Claims\(\s*["']([^"']+)["']""")
@@ -51,6 +51,7 @@ def builder_inited(app: Sphinx) -> None:
     folder = _ledger_dir(app)
     folder.mkdir(parents=True, exist_ok=True)
     os.environ[LEDGER_ENV] = str(folder)  # inherited by every notebook kernel
+    os.environ[MODE_ENV] = "strict"  # the build stops at a failing claim, whatever the shell set
 
 
 def source_read(app: Sphinx, docname: str, source: list[str]) -> None:

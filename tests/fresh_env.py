@@ -75,7 +75,8 @@ def split_by_cost(notebooks: list[str], parts: int = 2) -> list[list[str]]:
 def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str]) -> dict:
     """Every chapter under nbval (``--nbval-lax``) with the seed ``TEST_SEED``, two pytest
     processes at once, each chapter's mutants branching off its execution; the reports."""
-    env = {**env, "ENSEMBLES_VERIFIED_SEED": str(TEST_SEED), "PYTHONPATH": str(repo / "tools")}
+    env = {**env, "ENSEMBLES_VERIFIED_SEED": str(TEST_SEED), "ENSEMBLES_VERIFIED_CLAIMS": "strict",
+           "PYTHONPATH": str(repo / "tools")}
     procs = []
     for k, group in enumerate(split_by_cost(notebooks)):
         report = work / f"nbval-{k}.json"

@@ -22,7 +22,14 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from reader_notebooks import MYST_SYNTAX_RE, Resolver, convert_markdown, format_glue  # noqa: E402
+from reader_notebooks import (  # noqa: E402
+    EXPLAIN_CLAIMS,
+    MYST_SYNTAX_RE,
+    Resolver,
+    convert_markdown,
+    format_glue,
+    reader_notebook,
+)
 
 from conftest import ROOT, chapter_notebooks  # noqa: E402
 
@@ -80,6 +87,8 @@ def test_reader_notebook_runs_as_the_build_ran(md, built_book):
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     ran = [c for c in executed.cells if c.cell_type == "code"]
     assert code, f"{md.name}: no code cell"
+    assert code[0].startswith(EXPLAIN_CLAIMS), f"{md.name}: the first cell must set the claims to explain"
+    code[0] = code[0][len(EXPLAIN_CLAIMS):]
     assert code == [c.source for c in ran], f"{md.name}: not the cells the build executed"
     # (execution counts are not compared: a later build for another format, such as the
     # PDF's, rewrites _build/jupyter_execute from the execution cache, which drops them)
@@ -109,3 +118,67 @@ def test_conversion_of_each_construct():
     assert "[Breiman, 1996]" in out and "\\tag{2.1}" in out and "<details>" in out
     assert not MYST_SYNTAX_RE.search(out), out
     assert "<details>" not in convert_markdown(text, Resolver(refs, "book/c"), student=True)
+
+
+CHANGED_SEED = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A claim that depends on the draw
+
+```{code-cell} ipython3
+import numpy as np
+from ensemble_ref import ChapterSeed, Claims
+
+SEED = 1
+seed = ChapterSeed(SEED)
+claims = Claims("changed-seed")
+```
+
+```{code-cell} ipython3
+u = seed.rng("draw").random()
+claims.at_most("the draw is below one half", u, 0.5, rival=("the draw is below -1", -1.0))
+```
+
+```{code-cell} ipython3
+print("the next cell ran")
+```
+"""
+
+
+def test_a_claim_failing_on_a_changed_seed_is_explained_and_the_notebook_runs_on(tmp_path, monkeypatch):
+    """A reader notebook with a seed for which a claim fails: the claim prints its explanation
+    (what was expected, what was measured, how rare a miss is) and the later cells run; the
+    same chapter executed as the build executes it (strict) stops at the claim."""
+    import nbformat
+    import numpy as np
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError
+
+    from ensemble_ref import ChapterSeed
+
+    failing = next(s for s in range(100) if np.random.default_rng(ChapterSeed(s)("draw")).random() > 0.5)
+    md = tmp_path / "chapter.md"
+    md.write_text(CHANGED_SEED.replace("SEED = 1", f"SEED = {failing}"))
+    nb = reader_notebook(md, {}, "chapter")
+    monkeypatch.delenv("ENSEMBLES_VERIFIED_CLAIMS", raising=False)
+    monkeypatch.delenv("ENSEMBLES_VERIFIED_SEED", raising=False)
+    NotebookClient(nb, timeout=120, kernel_name="python3").execute()
+    text = "".join(o.get("text", "") for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+    assert "Not confirmed on this run: the draw is below one half" in text
+    assert "expected <= 0.5" in text and "one seed in a thousand" in text
+    assert "the next cell ran" in text
+    assert not any(o.output_type == "error" for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+    strict = nbformat.reads(nbformat.writes(nb), as_version=4)
+    first = next(c for c in strict.cells if c.cell_type == "code")
+    first.source = first.source[len(EXPLAIN_CLAIMS):]
+    with pytest.raises(CellExecutionError, match="ClaimError"):
+        NotebookClient(strict, timeout=120, kernel_name="python3").execute()

@@ -31,6 +31,9 @@ from exercise_sources import (  # noqa: E402
 
 from conftest import ROOT, chapter_notebooks  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+from reader_notebooks import EXPLAIN_CLAIMS  # noqa: E402
+
 TOOL = ROOT / "tools" / "student_notebooks.py"
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 
@@ -69,6 +72,8 @@ def test_student_notebook_keeps_exercises_and_code_and_drops_solutions(md, writt
     nbformat.validate(nb)
     source = jupytext.read(md)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
+    assert code[0].startswith(EXPLAIN_CLAIMS), "a failing claim must explain itself, not stop the notebook"
+    code[0] = code[0][len(EXPLAIN_CLAIMS):]
     assert code == [c.source for c in source.cells if c.cell_type == "code"]
     assert "ensemble_ref" in code[0] and "pip install" in code[0], "the Colab install cell"
     assert all(not c.outputs for c in nb.cells if c.cell_type == "code")

@@ -295,6 +295,14 @@ def directive(name: str, arg: str, options: dict, body: str, res: Resolver,
 
 # -- notebooks ------------------------------------------------------------------------
 
+# Put before the first code cell of a reader notebook: a claim that does not hold for the
+# reader's own seed prints an explanation and the notebook runs on (the book build and the
+# tests stay strict; ``ensemble_ref.harness.claims``).
+EXPLAIN_CLAIMS = (
+    "# A claim that does not hold for a seed you chose is explained, and the notebook runs on.\n"
+    "import os\n"
+    "os.environ.setdefault(\"ENSEMBLES_VERIFIED_CLAIMS\", \"explain\")\n\n")
+
 def reader_notebook(source, refs: dict, docname: str, student: bool = False):
     """The reader notebook (nbformat v4, no outputs) of a chapter.
 
@@ -334,6 +342,9 @@ def reader_notebook(source, refs: dict, docname: str, student: bool = False):
              f"<{res.url(docname)}>). Run the cells from the top: the first one installs the "
              "book's package when it is missing (on Colab).*")
     cells.insert(0, nbformat.v4.new_markdown_cell(intro))
+    first = next((c for c in cells if c.cell_type == "code"), None)
+    if first is not None:
+        first.source = EXPLAIN_CLAIMS + first.source
     if res.cited:
         bib = refs.get("bib", {})
         lines = ["## References", ""]
