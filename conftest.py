@@ -108,6 +108,7 @@ def fresh_env() -> dict:
 
 STAGE_OF_FILE = {
     "test_book.py": "book build",
+    "test_exact_checks.py": "book build",
     "test_browser.py": "browser",
     "test_notebooks.py": "chapter sources and solutions",
     "test_properties.py": "properties (hypothesis)",
@@ -123,10 +124,10 @@ STAGE_OF_FILE = {
 # (``pytest -m "not book"`` runs the fast layer alone).
 BOOK_FILES = {"test_book.py", "test_browser.py", "test_binder_env.py",
               "test_student_build.py", "test_student_notebooks.py", "test_publishing.py",
-              "test_pdf.py", "test_reader_notebooks.py", "test_exercise_bank.py"}
+              "test_pdf.py", "test_reader_notebooks.py", "test_exercise_bank.py", "test_exact_checks.py"}
 # The order of the book layer's test files at the end of the run: roughly the order in
 # which the background stages they need finish (tests/background.py).
-BOOK_ORDER = ["test_book.py", "test_reader_notebooks.py", "test_exercise_bank.py",
+BOOK_ORDER = ["test_book.py", "test_exact_checks.py", "test_reader_notebooks.py", "test_exercise_bank.py",
               "test_publishing.py", "test_student_notebooks.py", "test_browser.py",
               "test_student_build.py", "test_pdf.py", "test_binder_env.py", "test_mutations.py"]
 STAGE_ORDER = ["collection", "unit tests", "properties (hypothesis)", "hostile inputs",

@@ -179,7 +179,8 @@ NEEDS = {
     "test_student_build.py": [STUDENT], "test_browser.py": [BROWSER],
     "test_pdf.py": [PDF], "test_binder_env.py": [FRESH],
 }
-NEEDS_BY_TEST = {"test_every_mutant_is_killed": [FRESH], "test_a_harmless_rewrite_survives": [FRESH]}
+NEEDS_BY_TEST = {"test_every_mutant_is_killed": [FRESH], "test_a_harmless_rewrite_survives": [FRESH],
+                 "test_every_implemented_equation_has_an_exact_check": [BUILD]}
 
 
 TEMP: dict[str, Path] = {}  # "root": pytest's temporary folder of the session

@@ -189,17 +189,28 @@ class Claims:
 
     # -- the three forms of claim -------------------------------------------------
     def close(self, statement: str, measured: Any, expected: Any, *, atol: float = 0.0,
-              rtol: float = 0.0, rival: Rival | tuple | None = None) -> None:
+              rtol: float = 0.0, rival: Rival | tuple | None = None, label: str | None = None) -> None:
         """Claim ``|measured - expected| <= atol + rtol * |expected|`` (elementwise).
 
         The rival's value takes the place of ``expected``; it must fail the same
         test (some element outside the same tolerance), otherwise the claim raises.
+        ``label`` names the book's equation (``"eq-xgb-gain"``) this claim checks
+        *exactly*: the tolerance must then be rounding only (``atol`` and ``rtol`` at
+        most ``1e-9`` relative to the expected values) and the rival, a plausible
+        wrong variant of the formula, must be given (the ledger lists one such check
+        per equation the package implements).
         """
         if atol < 0 or rtol < 0:
             raise ValueError(f"atol and rtol must be non-negative, got atol={atol}, rtol={rtol}.")
         rival = _as_rival(rival)
         m = np.asarray(measured, dtype=float)
         e = np.asarray(expected, dtype=float)
+        if label is not None:
+            scale = max(1.0, float(np.max(np.abs(e)))) if e.size else 1.0
+            if atol > 1e-9 * scale or rtol > 1e-9 or rival is None:
+                raise ValueError(f"label={label!r} marks an exact check: it needs atol and rtol at most "
+                                 f"1e-9 relative to the expected values and a rival, got atol={atol}, "
+                                 f"rtol={rtol}, rival={rival}.")
         diff = np.abs(m - e)
         bound = atol + rtol * np.abs(e)
         ok = bool(np.all(np.isfinite(m)) and np.all(diff <= bound))
@@ -207,7 +218,7 @@ class Claims:
         margin = None if rival is None else close_margin(m, rival.value, atol, rtol, e)
         self._record(statement, ok, measured=_fmt(m), expected=_fmt(e), tolerance=tol,
                      detail=f"max |difference| = {_fmt(np.max(diff))}", rival=rival,
-                     margin=margin)
+                     margin=margin, label=label)
 
     def at_most(self, statement: str, lhs: Any, rhs: Any, *, slack: float = 0.0,
                 rival: Rival | tuple | None = None) -> None:
@@ -252,20 +263,23 @@ class Claims:
                      tolerance=f"slack={slack:.3g}", detail=detail, rival=rival, margin=margin)
 
     def holds(self, statement: str, condition: Any, *, measured: Any = None,
-              detail: str = "", rival: Rival | tuple | None = None) -> None:
+              detail: str = "", rival: Rival | tuple | None = None, label: str | None = None) -> None:
         """Claim that a boolean ``condition`` is true (every element, for an array).
 
         The rival's value is the same condition evaluated under the rival
-        statement; it must be false somewhere (margin ``inf``).
+        statement; it must be false somewhere (margin ``inf``). ``label`` names the
+        equation this exact check is about, as in :meth:`close` (a rival is required).
         """
         rival = _as_rival(rival)
+        if label is not None and rival is None:
+            raise ValueError(f"label={label!r} marks an exact check: give the rival it rules out.")
         ok = bool(np.all(np.asarray(condition)))
         margin = None
         if rival is not None:
             margin = 0.0 if bool(np.all(np.asarray(rival.value))) else math.inf
         self._record(statement, ok, measured="" if measured is None else _fmt(measured),
                      expected="True", tolerance="exact", detail=detail, rival=rival,
-                     margin=margin)
+                     margin=margin, label=label)
 
     def stated_power(self, delta: float, se: float, k: float = 4.0) -> float:
         """The power a ``k``-s.e. check has against a rival ``delta`` away, if it keeps the promise.
@@ -287,7 +301,7 @@ class Claims:
     # -- bookkeeping --------------------------------------------------------------
     def _record(self, statement: str, ok: bool, *, measured: str, expected: str,
                 tolerance: str, detail: str, rival: Rival | None,
-                margin: float | None) -> None:
+                margin: float | None, label: str | None = None) -> None:
         self.count += 1
         self.last_margin = math.nan if margin is None else margin
         ok = bool(ok)
@@ -299,7 +313,7 @@ class Claims:
                  "rival_value": None if rival is None else _fmt(rival.value),
                  "margin": None if margin is None else (
                      "inf" if math.isinf(margin) else round(margin, 6)),
-                 "passed": ok and rival_ok}
+                 "passed": ok and rival_ok, "label": label}
         if self._ledger is not None:
             with self._ledger.open("a") as fh:
                 fh.write(json.dumps(entry) + "\n")
