@@ -211,3 +211,58 @@ def test_at_least_rival_that_passes_raises():
     # a rival threshold above the measured value by more than the slack is ruled out
     c.at_least("difference >= 0.2", 0.5, 0.2, slack=0.1, rival=("the threshold is 0.9", 0.9))
     assert c.last_margin == pytest.approx(4.0)
+
+
+# -- one seed per chapter, explain mode, stated power, exact labels ------------------
+
+def test_chapter_seed_names_independent_draws_and_can_be_replaced(monkeypatch):
+    from ensemble_ref import ChapterSeed
+
+    monkeypatch.delenv("ENSEMBLES_VERIFIED_SEED", raising=False)
+    seed = ChapterSeed(20260101)
+    assert seed("training set") == ChapterSeed(20260101)("training set")
+    assert seed("training set") != seed("test set") != ChapterSeed(20260102)("test set")
+    assert seed.rng("noise").random() == ChapterSeed(20260101).rng("noise").random()
+    monkeypatch.setenv("ENSEMBLES_VERIFIED_SEED", "7")
+    assert ChapterSeed(20260101).value == 7 and ChapterSeed(20260101)("x") == ChapterSeed(7)("x")
+    for bad, error in [(-1, ValueError), (1.5, TypeError), (True, TypeError)]:
+        with pytest.raises(error, match="seed"):
+            ChapterSeed(bad)
+    with pytest.raises(ValueError, match="name"):
+        seed("")
+    monkeypatch.setenv("ENSEMBLES_VERIFIED_SEED", "seven")
+    with pytest.raises(ValueError, match="ENSEMBLES_VERIFIED_SEED"):
+        ChapterSeed(1)
+
+
+def test_explain_mode_reports_and_goes_on(monkeypatch, capsys):
+    monkeypatch.setenv("ENSEMBLES_VERIFIED_CLAIMS", "explain")
+    claims = Claims("demo")
+    claims.close("one is two", 1.0, 2.0, atol=0.1, rival=("one is five", 5.0))
+    claims.close("one is one", 1.0, 1.0, atol=0.1, rival=("one is 1.05", 1.05))
+    out = capsys.readouterr().out
+    assert "Not confirmed on this run: one is two" in out and "expected 2 (atol=0.1), measured 1" in out
+    assert "would also explain" in out and len(claims.failures) == 2
+    monkeypatch.setenv("ENSEMBLES_VERIFIED_CLAIMS", "strict")
+    with pytest.raises(ClaimError):
+        Claims("demo").close("one is two", 1.0, 2.0, atol=0.1, rival=("one is five", 5.0))
+    monkeypatch.setenv("ENSEMBLES_VERIFIED_CLAIMS", "lenient")
+    with pytest.raises(ValueError, match="ENSEMBLES_VERIFIED_CLAIMS"):
+        Claims("demo")
+
+
+def test_stated_power_refuses_less_than_the_promise():
+    claims = Claims("demo", verbose=False)
+    assert claims.stated_power(1.0, 0.1) > 0.99
+    with pytest.raises(ClaimError, match="below the promised 0.99"):
+        claims.stated_power(0.5, 0.1)
+
+
+def test_a_label_marks_an_exact_check_only():
+    claims = Claims("demo", verbose=False)
+    claims.close("half square", 2.0, 2.0, atol=1e-12, rival=("whole square", 4.0), label="eq-loss-squared")
+    for kwargs in ({"atol": 1e-3, "rival": ("whole square", 4.0)}, {"atol": 0.0}):
+        with pytest.raises(ValueError, match="exact check"):
+            claims.close("half square", 2.0, 2.0, label="eq-loss-squared", **kwargs)
+    with pytest.raises(ValueError, match="exact check"):
+        claims.holds("true", True, label="eq-loss-squared")
