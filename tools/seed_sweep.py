@@ -90,8 +90,9 @@ def run_once(job: tuple[str, int, int]) -> dict:
     failed = [{"ledger": r["chapter"], "number": r["number"], "statement": r["statement"],
                "measured": r["measured"], "expected": r["expected"], "margin": r["margin"]}
               for r in records if not r["passed"]]
+    labels = sorted({r["label"] for r in records if r.get("label") and r["passed"]})
     return {"chapter": md.relative_to(ROOT).as_posix(), "seed": seed, "seconds": round(seconds, 1),
-            "claims": len(records), "failed": failed, "error": error}
+            "claims": len(records), "labels": labels, "failed": failed, "error": error}
 
 
 def summarise(runs: list[dict]) -> dict:
