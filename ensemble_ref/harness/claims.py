@@ -1,8 +1,10 @@
 """Checked claims: the book's way of turning a sentence into a test.
 
 Every chapter opens a :class:`Claims` ledger and states each mathematical claim
-as a call such as ``claims.close(...)`` or ``claims.at_most(...)``. A claim
-that holds prints one line a reader can see; a claim that fails raises
+as a call such as ``claims.close(...)`` or ``claims.at_most(...)``. The claims
+that hold in a notebook cell are shown at its end as one closed box that opens
+to the list (:mod:`.check_box`; outside a notebook each prints one line); a claim
+that fails raises
 :class:`ClaimError`, which stops the notebook, fails the book build and fails
 the test suite.
 
@@ -37,6 +39,8 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+
+from .check_box import CellChecks, notebook_shell
 
 __all__ = ["Claims", "ClaimError", "Rival", "PROMISED_POWER"]
 
@@ -180,6 +184,8 @@ class Claims:
         self.count = 0
         self.failures: list[str] = []
         self.last_margin = math.nan
+        shell = notebook_shell()
+        self._cell = CellChecks(shell) if shell is not None else None  # one box per cell
         folder = os.environ.get(LEDGER_ENV)
         self._ledger: Path | None = None
         if folder:
@@ -331,7 +337,9 @@ class Claims:
                        statement, f"measured {measured}, which the false statement "
                        f"\u201c{rival.statement}\u201d would also explain")
             return
-        if self.verbose:
+        if self.verbose and self._cell is not None:
+            self._cell.add(entry)
+        elif self.verbose:
             shown = f" [measured {measured}; expected {expected}; {tolerance}]" if measured else ""
             against = ("" if rival is None else
                        f" Rules out: {rival.statement} (margin {_fmt_margin(margin)}).")
