@@ -135,12 +135,48 @@ def test_goss_lightgbm_root_weight():
     assert root["internal_weight"] == pytest.approx(top_k + factor * other_k)
 
 
+def _log_loss_groups():
+    """Rows with y = 1 in three groups: confidently wrong (F = -4.6), unsure (F = 0), fitted (F = 3)."""
+    F = np.r_[np.full(200, -4.6), np.zeros(200), np.full(600, 3.0)]
+    p = 1 / (1 + np.exp(-F))
+    return p - 1.0, p * (1 - p), np.repeat([0, 1, 2], [200, 200, 600])
+
+
+def test_goss_hessian_rule_ranks_by_abs_g_times_h():
+    g, h, group = _log_loss_groups()
+    paper, library = goss_weights(g, 0.2, 0.1, 0), goss_weights(g, 0.2, 0.1, 0, hessians=h)
+    assert np.all(paper[group == 0] == 1.0) and np.all(library[group == 1] == 1.0)
+    assert np.all(library[group == 0] != 1.0) and np.all(paper[group == 1] != 1.0)
+    assert np.sum(library == 8.0) == 100 and np.sum(library > 0) == 300
+    # with equal Hessians (the squared error) the two rules draw the same sample
+    g2 = RNG.normal(size=100)
+    assert np.array_equal(goss_weights(g2, 0.2, 0.1, 3), goss_weights(g2, 0.2, 0.1, 3, hessians=np.ones(100)))
+
+
+def test_goss_hessian_rule_matches_lightgbm():
+    lightgbm = pytest.importorskip("lightgbm")
+    g, h, group = _log_loss_groups()
+    m = lightgbm.LGBMRegressor(objective=lambda y_true, y_pred: (g, h), n_estimators=2, learning_rate=1.0,
+                               num_leaves=3, data_sample_strategy="goss", top_rate=0.2, other_rate=0.1,
+                               min_child_samples=1, min_child_weight=0, n_jobs=1, verbose=-1,
+                               random_state=0, deterministic=True).fit(group[:, None].astype(float), np.ones(1000))
+    tree = m.booster_.trees_to_dataframe().query("tree_index == 1 and split_feature.isna()")
+    leaf_of = m.booster_.predict(np.array([[0.0], [1.0], [2.0]]), pred_leaf=True)[:, 1]
+    leaves = tree.set_index(tree["node_index"].str.split("-L").str[1].astype(int))
+    per_row = [leaves.loc[k, "weight"] / leaves.loc[k, "count"] / h[group == j][0] for j, k in enumerate(leaf_of)]
+    expected = [goss_weights(g, 0.2, 0.1, 0, hessians=h)[group == j].max() for j in range(3)]
+    assert per_row == pytest.approx(expected, rel=1e-5) and expected == pytest.approx([8.0, 1.0, 8.0])
+    assert leaves.loc[leaf_of[1], "count"] == 200
+
+
 @pytest.mark.parametrize("kw, exc, name", [(dict(top_rate=0.0), ValueError, "top_rate"),
                                            (dict(other_rate=1.0), ValueError, "other_rate"),
                                            (dict(top_rate="x"), TypeError, "top_rate"),
                                            (dict(top_rate=0.7, other_rate=0.5), ValueError, "top_rate"),
                                            (dict(random_state="s"), TypeError, "random_state"),
-                                           (dict(gradients=np.array([np.inf, 1.0])), ValueError, "gradients")])
+                                           (dict(gradients=np.array([np.inf, 1.0])), ValueError, "gradients"),
+                                           (dict(hessians=np.ones(3)), ValueError, "hessians"),
+                                           (dict(hessians=np.full(50, np.nan)), ValueError, "hessians")])
 def test_goss_bad_input(kw, exc, name):
     args = dict(gradients=RNG.normal(size=50), top_rate=0.2, other_rate=0.1, random_state=0) | kw
     with pytest.raises(exc, match=name):

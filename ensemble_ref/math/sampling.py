@@ -1,7 +1,8 @@
 r"""LightGBM's two data reductions, as pure functions of arrays: GOSS and feature bundling.
 
 **Gradient-based one-side sampling** (GOSS, Ke et al., 2017) keeps the
-:math:`\lceil aN \rceil`-ish rows of largest :math:`|g_i|`, draws a simple random sample of
+:math:`\lceil aN \rceil`-ish rows of largest :math:`|g_i|` (LightGBM's implementation ranks
+by :math:`|g_i h_i|` instead: pass the Hessians), draws a simple random sample of
 :math:`bN` of the other rows, and multiplies the gradients and Hessians of the
 sampled rows by :math:`(1 - a)/b` (equation ``eq-modern-goss``). With
 ``top_k = max(1, floor(aN))`` and ``other_k = floor(bN)`` rows, as in LightGBM, the factor
@@ -89,26 +90,40 @@ def goss_counts(n: int, top_rate: float, other_rate: float) -> tuple[int, int, f
 
 
 def goss_weights(gradients: Any, top_rate: float, other_rate: float,
-                 random_state: Any = None) -> np.ndarray:
+                 random_state: Any = None, hessians: Any = None) -> np.ndarray:
     r"""One GOSS sample, as a weight per row (``eq-modern-goss``).
 
     Parameters
     ----------
     gradients : array-like of shape (n,)
-        The rows' gradients :math:`g_i` (ranked by :math:`|g_i|`).
+        The rows' gradients :math:`g_i`.
     top_rate, other_rate : float in (0, 1)
         :math:`a` and :math:`b`.
     random_state : int, numpy.random.Generator or None
         Draws the sample of the small-gradient rows.
+    hessians : array-like of shape (n,) or None, default=None
+        ``None`` ranks the rows by :math:`|g_i|`, the rule of the GOSS paper (Ke et
+        al., 2017). Given the rows' Hessians :math:`h_i`, the rows are ranked by
+        :math:`|g_i h_i|`, the rule of LightGBM's implementation (``goss.hpp``; for
+        several classes LightGBM sums :math:`|g_{ik} h_{ik}|` over the classes). The two
+        agree when every :math:`h_i` is the same (the squared error); under the log
+        loss a confidently wrong row has :math:`|g_i| \approx 1` but
+        :math:`|g_i h_i| \approx 0`.
 
     Returns
     -------
     ndarray of shape (n,)
-        1 for the ``top_k`` rows of largest :math:`|g_i|` (ties to the lower index),
+        1 for the ``top_k`` rows of largest rank key (ties to the lower index),
         ``factor`` for the ``other_k`` rows sampled without replacement from the rest,
         0 for the rows not used.
     """
     g = _vector(gradients, "gradients")
+    key = np.abs(g)
+    if hessians is not None:
+        h = _vector(hessians, "hessians")
+        if h.shape != g.shape:
+            raise ValueError(f"hessians must have one value per gradient ({g.size}), got shape {h.shape}.")
+        key = np.abs(g * h)  # LightGBM ranks by |g h|
     top_k, other_k, factor = goss_counts(g.size, top_rate, other_rate)
     if isinstance(random_state, np.random.Generator):
         rng = random_state
@@ -118,7 +133,7 @@ def goss_weights(gradients: Any, top_rate: float, other_rate: float,
     else:
         raise TypeError("random_state must be None, an int or a numpy.random.Generator, got "
                         f"{type(random_state).__name__}.")
-    order = np.argsort(-np.abs(g), kind="stable")
+    order = np.argsort(-key, kind="stable")
     rest = order[top_k:]
     w = np.zeros(g.size)
     w[order[:top_k]] = 1.0
