@@ -291,7 +291,7 @@ class Claims:
         """The power a ``k``-s.e. check has against a rival ``delta`` away, if it keeps the promise.
 
         Returns :func:`~ensemble_ref.harness.stats.power_against_rival` for the prose
-        to quote; raises :class:`ClaimError` when it is below :data:`PROMISED_POWER`
+        to quote; raises :class:`ClaimError` when it is below ``PROMISED_POWER``
         (the check needs more replications) instead of letting the page print it.
         """
         from .stats import power_against_rival
