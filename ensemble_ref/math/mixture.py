@@ -292,7 +292,8 @@ def route_scores(scores: Any, k: int, renormalise: bool) -> tuple[np.ndarray, np
     - ``renormalise=False``: the chosen probabilities as they are (the Switch
       Transformer, top 1, whose output :math:`p_{e^*}(x) f_{e^*}(x)` passes a
       gradient to the router; ``norm_topk_prob: false``, e.g. Qwen1.5-MoE's top 4
-      and DeepSeek-V2's top 6). The weights sum to one minus the probability of
+      and DeepSeek-V2's top 6, which then multiplies them by a constant
+      ``routed_scaling_factor``). The weights sum to one minus the probability of
       the experts not chosen.
 
     Returns
