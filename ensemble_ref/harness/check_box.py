@@ -30,6 +30,7 @@ def notebook_shell() -> Any:
 def _human(text: str) -> str:
     """A ledger's number for people: no 'array of', tolerances in words."""
     text = re.sub(r"array of (\d+) values in \[(.*?), (.*?)\]", r"\1 values from \2 to \3", text)
+    text = re.sub(r"\batol=0, rtol=", "rtol=", text)
     text = re.sub(r"\batol=", "within ", text)
     text = re.sub(r"\brtol=(\S+)", lambda m: f"relative {m.group(1)}", text)
     return re.sub(r"\bslack=", "slack ", text)
