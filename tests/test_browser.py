@@ -14,17 +14,18 @@ browser downloads are never used). For each page the test asserts that
 * every request goes to 127.0.0.1 (MathJax and its fonts included) and succeeds;
   any other request is aborted and reported.
 
-* no element is wider than its column, at 1,400 px and at 412 px (a phone): the
-  page does not scroll sideways, no element of the article sticks out of it, and
-  no box inside it scrolls sideways (display formulas excepted);
+* no element is wider than its column, at 1,400 px and at 412 px (a phone), over the
+  whole height of the page: the page does not scroll sideways, no element of the
+  article sticks out of it (a formula included: one wider than its line must scroll
+  inside it), and no box inside it scrolls sideways (formulas and tables excepted);
 * axe-core (the copy bundled in the pinned ``axe-playwright-python`` package, so
   nothing is downloaded) finds no serious or critical accessibility violation,
   and every image has a text alternative (colour contrast on one text of each
   style, see ``RUN_AXE``).
 
 One screenshot per chapter (the screen around its first displayed formula) is
-saved in ``tests/artifacts/``, and three chapters are also shot at both widths
-(``*__1400.png``, ``*__412.png``). A first test runs
+saved in ``tests/artifacts/``, and three chapters are also shot at both widths over
+their whole height (``*__1400.png``, ``*__412.png``). A first test runs
 the same checks on a deliberately broken page, to show that each check can fail.
 
 If ``/usr/bin/chromium`` is missing the test installs it with apt when it runs as
@@ -251,15 +252,21 @@ MEASURE_WIDTH = r"""
       (el.className && typeof el.className === "string" ? "." + el.className.trim().split(/\s+/).slice(0, 2).join(".") : "") +
       " '" + (el.textContent || "").trim().replace(/\s+/g, " ").slice(0, 50) + "'";
   const scrolls = el => ["auto", "scroll", "hidden"].includes(getComputedStyle(el).overflowX);
+  // Inside a box that scrolls, an element may be wider than the column; inside one that
+  // hides its overflow it may not (the overflow is cut off, not reachable).
   const inScroller = el => { for (let a = el.parentElement; a && a !== col; a = a.parentElement)
-                               if (scrolls(a)) return true; return false; };
+                               if (["auto", "scroll"].includes(getComputedStyle(a).overflowX)) return true;
+                             return false; };
+  // A formula or a table may scroll sideways inside the column; nothing may stick out of it.
+  const mayScroll = el => el.matches("mjx-container, .pst-scrollable-table-container, div.math");
   for (const el of col.querySelectorAll("*")) {
     if (out.length >= 20) break;
-    if (el.closest("mjx-container, svg")) continue;
+    if (el.parentElement && el.parentElement.closest("mjx-container, svg")) continue;
     const r = el.getBoundingClientRect();
     if (r.width === 0 || r.height === 0) continue;
-    if (scrolls(el) && el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== "hidden")
-      out.push(`scrolls sideways (${el.scrollWidth}px in ${el.clientWidth}px): ${name(el)}`);
+    if (scrolls(el) && el.scrollWidth > el.clientWidth + 2 && getComputedStyle(el).overflowX !== "hidden") {
+      if (!mayScroll(el)) out.push(`scrolls sideways (${el.scrollWidth}px in ${el.clientWidth}px): ${name(el)}`);
+    }
     else if (!inScroller(el) && (r.right > c.right + 2 || r.left < c.left - 2))
       out.push(`wider than its column (${Math.round(r.left)}..${Math.round(r.right)} outside ${Math.round(c.left)}..${Math.round(c.right)}): ${name(el)}`);
   }
@@ -553,16 +560,16 @@ def check_pages(context, server: LocalServer, pages: list[str], chapters: set[st
         typeset += info["containers"]
         mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
         stem = relpath[:-5].replace("/", "__")
-        if relpath in SHOT_CHAPTERS:
-            tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"))
+        if relpath in SHOT_CHAPTERS:  # the whole page, top to bottom
+            tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"), full_page=True,
+                                 timeout=120_000)
         # A phone's width: the same page, laid out again at 412 px (the layout is CSS
         # alone; loading the page a second time would only cost time).
         if 'http-equiv="refresh"' not in (server.root / relpath).read_text(encoding="utf-8"):
             problems += narrow_width_problems(tab)
             if relpath in SHOT_CHAPTERS:
-                tab.page.evaluate("() => document.querySelector('div.math')"
-                                  "?.scrollIntoView({block: 'center'})")
-                tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{NARROW}.png"))
+                tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{NARROW}.png"), full_page=True,
+                                     timeout=120_000)
             tab.page.set_viewport_size({"width": WIDE, "height": 900})
         if problems:
             failures[relpath] = problems
