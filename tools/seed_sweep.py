@@ -120,9 +120,10 @@ def markdown(chapters: dict) -> str:
     lines = ["| chapter | claims | runs | passed | pass rate | failing claims (seeds) |",
              "|---|---:|---:|---:|---:|---|"]
     for name, e in chapters.items():
-        fails = "; ".join(f"{key} {v['statement'][:70]!r} (seeds {', '.join(map(str, v['seeds']))})"
+        fails = "; ".join(f"{key} {v['statement'][:70]!r} (seeds {', '.join(str(x) if x is not None else 'published' for x in v['seeds'])})"
                           for key, v in e["failing"].items())
-        errors = "; ".join(f"seed {x['seed']}: {x['error'][:80]}" for x in e["errors"])
+        errors = "; ".join(f"seed {x['seed'] if x['seed'] is not None else 'published'}: {x['error'][:80]}"
+                           for x in e["errors"])
         lines.append(f"| {Path(name).stem} | {e['claims']} | {e['runs']} | {e['passed']} | "
                      f"{e['pass_rate']:.0%} | {fails}{' ERRORS: ' + errors if errors else ''} |")
     return "\n".join(lines)
