@@ -116,14 +116,17 @@ def summarise(runs: list[dict]) -> dict:
     return chapters
 
 
+def _seed_name(seed: int | None) -> str:
+    return "published" if seed is None else str(seed)
+
+
 def markdown(chapters: dict) -> str:
     lines = ["| chapter | claims | runs | passed | pass rate | failing claims (seeds) |",
              "|---|---:|---:|---:|---:|---|"]
     for name, e in chapters.items():
-        fails = "; ".join(f"{key} {v['statement'][:70]!r} (seeds {', '.join(str(x) if x is not None else 'published' for x in v['seeds'])})"
+        fails = "; ".join(f"{key} {v['statement'][:70]!r} (seeds {', '.join(map(_seed_name, v['seeds']))})"
                           for key, v in e["failing"].items())
-        errors = "; ".join(f"seed {x['seed'] if x['seed'] is not None else 'published'}: {x['error'][:80]}"
-                           for x in e["errors"])
+        errors = "; ".join(f"seed {_seed_name(x['seed'])}: {x['error'][:80]}" for x in e["errors"])
         lines.append(f"| {Path(name).stem} | {e['claims']} | {e['runs']} | {e['passed']} | "
                      f"{e['pass_rate']:.0%} | {fails}{' ERRORS: ' + errors if errors else ''} |")
     return "\n".join(lines)
@@ -154,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
             runs.append(run)
             status = "ok" if not run["failed"] and not run["error"] else (
                 f"{len(run['failed'])} claim(s) failed" + (f"; error: {run['error'][:100]}" if run["error"] else ""))
-            print(f"{Path(run['chapter']).stem} seed {run['seed'] or 'published'}: {status} "
+            print(f"{Path(run['chapter']).stem} seed {_seed_name(run['seed'])}: {status} "
                   f"({run['seconds']} s)",
                   file=sys.stderr, flush=True)
     chapters_report = summarise(runs)
