@@ -312,7 +312,8 @@ _register(Question(
 _register(Question(
     "ex-scale-workers",
     "the number of workers K* at which building the histograms of a level takes as long as "
-    "its ring all-reduce, for N = {N} rows, B = {B} bins, m = {m} node(s) and a = c",
+    "its ring all-reduce, with the ring's factor 2 (K - 1)/K taken at its limit 2, for N = {N} rows, "
+    "B = {B} bins, m = {m} node(s) and a = c",
     book={"N": 10**8, "B": 256, "m": 1},
     answer=lambda N, B, m: N / (4 * B * m),
     draw=lambda rng: {"N": int(10 ** rng.integers(6, 10)),
