@@ -33,16 +33,14 @@ LEDGER = ROOT / "_build" / "claims"
 PENDING = frozenset({
     "eq-adaboost-alpha", "eq-adaboost-bound", "eq-adaboost-eps", "eq-adaboost-literature", "eq-adaboost-weights",
     "eq-adaboost-z", "eq-bagging-average", "eq-bv-bias-correction", "eq-bv-decomposition",
-    "eq-cantelli", "eq-condorcet-bound", "eq-condorcet-exact", "eq-crowd-bound",
-    "eq-crowd-variance", "eq-gb-init", "eq-gb-leaf", "eq-gb-line-search", "eq-gb-linear",
+    "eq-gb-init", "eq-gb-leaf", "eq-gb-line-search", "eq-gb-linear",
     "eq-gb-residual", "eq-gb-step-squared", "eq-hard-vote", "eq-loss-absolute",
     "eq-loss-exponential", "eq-loss-logistic", "eq-loss-squared", "eq-modern-goss", "eq-modern-sketch",
     "eq-modern-softmax", "eq-modern-subsample", "eq-modern-ts", "eq-moe-balance", "eq-moe-gate",
     "eq-moe-likelihood", "eq-moe-responsibility", "eq-moe-topk", "eq-oob-estimate",
     "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry", "eq-samme-loss",
-    "eq-scale-histogram", "eq-soft-vote", "eq-stump-error", "eq-tree-bagged-nn",
-    "eq-tree-cost-complexity", "eq-tree-entropy", "eq-tree-gini", "eq-tree-impurity-decrease",
-    "eq-tree-sse", "eq-tree-sse-proxy", "eq-var-average", "eq-xgb-gain", "eq-xgb-leaf-weight",
+    "eq-scale-histogram", "eq-soft-vote", "eq-stump-error",
+    "eq-var-average", "eq-xgb-gain", "eq-xgb-leaf-weight",
     "eq-xgb-objective", "eq-xgb-quadratic", "eq-xgb-structure-score", "eq-xgb-taylor",
 })
 
