@@ -39,7 +39,7 @@ PENDING = frozenset({
     "eq-modern-softmax", "eq-modern-subsample", "eq-modern-ts", "eq-moe-balance", "eq-moe-gate",
     "eq-moe-likelihood", "eq-moe-responsibility", "eq-moe-topk", "eq-oob-estimate",
     "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry", "eq-samme-loss",
-    "eq-scale-histogram", "eq-soft-vote", "eq-stump-error",
+    "eq-soft-vote", "eq-stump-error",
     "eq-var-average", "eq-xgb-gain", "eq-xgb-leaf-weight",
     "eq-xgb-objective", "eq-xgb-quadratic", "eq-xgb-structure-score", "eq-xgb-taylor",
 })
