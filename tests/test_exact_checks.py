@@ -32,7 +32,7 @@ LEDGER = ROOT / "_build" / "claims"
 # Labels still checked only statistically or through a library comparison on random data.
 PENDING = frozenset({
     "eq-adaboost-alpha", "eq-adaboost-bound", "eq-adaboost-eps", "eq-adaboost-literature", "eq-adaboost-weights",
-    "eq-adaboost-z", "eq-bagging-average", "eq-bv-bias-correction", "eq-bv-decomposition",
+    "eq-adaboost-z", "eq-bagging-average",
     "eq-gb-init", "eq-gb-leaf", "eq-gb-line-search", "eq-gb-linear",
     "eq-gb-residual", "eq-gb-step-squared", "eq-hard-vote", "eq-loss-absolute",
     "eq-loss-exponential", "eq-loss-logistic", "eq-loss-squared", "eq-modern-goss", "eq-modern-sketch",
@@ -40,7 +40,7 @@ PENDING = frozenset({
     "eq-moe-likelihood", "eq-moe-responsibility", "eq-moe-topk", "eq-oob-estimate",
     "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry", "eq-samme-loss",
     "eq-soft-vote", "eq-stump-error",
-    "eq-var-average", "eq-xgb-gain", "eq-xgb-leaf-weight",
+    "eq-xgb-gain", "eq-xgb-leaf-weight",
     "eq-xgb-objective", "eq-xgb-quadratic", "eq-xgb-structure-score", "eq-xgb-taylor",
 })
 
