@@ -33,14 +33,10 @@ LEDGER = ROOT / "_build" / "claims"
 PENDING = frozenset({
     "eq-adaboost-alpha", "eq-adaboost-bound", "eq-adaboost-eps", "eq-adaboost-literature", "eq-adaboost-weights",
     "eq-adaboost-z", "eq-bagging-average",
-    "eq-gb-init", "eq-gb-leaf", "eq-gb-line-search", "eq-gb-linear",
-    "eq-gb-residual", "eq-gb-step-squared", "eq-loss-absolute",
-    "eq-loss-exponential", "eq-loss-logistic", "eq-loss-squared", "eq-modern-goss", "eq-modern-sketch",
+    "eq-loss-exponential", "eq-modern-goss", "eq-modern-sketch",
     "eq-modern-softmax", "eq-modern-subsample", "eq-modern-ts", "eq-oob-estimate",
     "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry", "eq-samme-loss",
     "eq-stump-error",
-    "eq-xgb-gain", "eq-xgb-leaf-weight",
-    "eq-xgb-objective", "eq-xgb-quadratic", "eq-xgb-structure-score", "eq-xgb-taylor",
 })
 
 
