@@ -31,12 +31,10 @@ LEDGER = ROOT / "_build" / "claims"
 
 # Labels still checked only statistically or through a library comparison on random data.
 PENDING = frozenset({
-    "eq-adaboost-alpha", "eq-adaboost-bound", "eq-adaboost-eps", "eq-adaboost-literature", "eq-adaboost-weights",
-    "eq-adaboost-z", "eq-bagging-average",
-    "eq-loss-exponential", "eq-modern-goss", "eq-modern-sketch",
+    "eq-bagging-average",
+    "eq-modern-goss", "eq-modern-sketch",
     "eq-modern-softmax", "eq-modern-subsample", "eq-modern-ts", "eq-oob-estimate",
-    "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry", "eq-samme-loss",
-    "eq-stump-error",
+    "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry",
 })
 
 
