@@ -34,7 +34,7 @@ PENDING = frozenset({
     "eq-bagging-average",
     "eq-modern-goss", "eq-modern-sketch",
     "eq-modern-softmax", "eq-modern-subsample", "eq-modern-ts", "eq-oob-estimate",
-    "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture", "eq-rf-blind", "eq-rf-mtry",
+    "eq-oob-exact", "eq-oob-gap", "eq-oob-mixture",
 })
 
 
