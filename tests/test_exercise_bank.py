@@ -39,6 +39,9 @@ from exercise_sources import (  # noqa: E402
 from conftest import ROOT  # noqa: E402
 from ensemble_ref.harness.answers import QUESTIONS  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "tools"))
+from reader_notebooks import chapter_code  # noqa: E402
+
 # the time estimate the instructors page states, by kind and difficulty
 MINUTES = {"derivation": {"★": 10, "★★": 20, "★★★": 40},
            "proof": {"★": 15, "★★": 30, "★★★": 45},
@@ -127,7 +130,7 @@ def test_chapter_page_offers_its_notebook(md, html):
     assert f'href="../_sources/{rel}"' in raw, "no .ipynb in the download menu"
     served = html / "_sources" / rel
     import nbformat  # the download is the reader's notebook: the chapter's code, its prose rendered
-    code = [c.source for c in nbformat.read(served, as_version=4).cells if c.cell_type == "code"]
+    code = chapter_code(nbformat.read(served, as_version=4))  # as the chapter runs it
     paired = [c.source for c in nbformat.read(ROOT / rel, as_version=4).cells if c.cell_type == "code"]
     assert code == paired, "the downloaded notebook does not run the chapter's code"
     edit = f"https://github.com/{REPO}/edit/main/{md.relative_to(ROOT).as_posix()}"

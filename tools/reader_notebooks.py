@@ -303,6 +303,15 @@ EXPLAIN_CLAIMS = (
     "import os\n"
     "os.environ.setdefault(\"ENSEMBLES_VERIFIED_CLAIMS\", \"explain\")\n\n")
 
+
+def chapter_code(nb) -> list[str]:
+    """The code cells of a reader notebook as the chapter has them (the first one without
+    the lines ``EXPLAIN_CLAIMS`` adds)."""
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    if code and code[0].startswith(EXPLAIN_CLAIMS):
+        code[0] = code[0][len(EXPLAIN_CLAIMS):]
+    return code
+
 def reader_notebook(source, refs: dict, docname: str, student: bool = False):
     """The reader notebook (nbformat v4, no outputs) of a chapter.
 
