@@ -31,8 +31,6 @@ LEDGER = ROOT / "_build" / "claims"
 
 # Labels still checked only statistically or through a library comparison on random data.
 PENDING = frozenset({
-    "eq-modern-goss", "eq-modern-sketch",
-    "eq-modern-softmax", "eq-modern-subsample", "eq-modern-ts",
 })
 
 
