@@ -17,6 +17,7 @@ sense on a screen, from the resolved pages (the HTML is not affected):
 from __future__ import annotations
 
 from docutils import nodes
+from sphinx import addnodes
 from sphinx.application import Sphinx
 
 OMITTED_REFERENCE = ("book/appendix/api_core", "book/appendix/api_math", "book/appendix/api_trees",
@@ -30,9 +31,9 @@ def _note(text: str) -> nodes.paragraph:
     return nodes.paragraph("", "", nodes.emphasis("", text))
 
 
-def omit_reference(doctree: nodes.document) -> None:
+def omit_reference(part: nodes.Element) -> None:
     """Keep the page's title and first paragraph; the rest becomes one sentence."""
-    section = doctree.next_node(nodes.section)
+    section = part.next_node(nodes.section)
     if section is None:
         return
     kept = [child for child in section.children if isinstance(child, (nodes.title, nodes.target))]
@@ -41,15 +42,15 @@ def omit_reference(doctree: nodes.document) -> None:
     section.extend(kept + ([first] if first is not None else []) + [_note(IN_PRINT)])
 
 
-def omit_tables(doctree: nodes.document, sentence: str) -> None:
-    tables = [t for t in doctree.findall(nodes.table)]
+def omit_tables(part: nodes.Element, sentence: str) -> None:
+    tables = list(part.findall(nodes.table))
     for table in tables:
         table.replace_self(_note(sentence))
     if not tables:  # a generated table that is not a docutils table (cards, raw HTML)
-        for raw in list(doctree.findall(nodes.raw)):
+        for raw in list(part.findall(nodes.raw)):
             if raw.get("format") == "html":
                 raw.parent.remove(raw)
-        doctree.next_node(nodes.section).append(_note(sentence))
+        part.next_node(nodes.section).append(_note(sentence))
 
 
 def unlink_omitted(doctree: nodes.document) -> None:
@@ -60,28 +61,31 @@ def unlink_omitted(doctree: nodes.document) -> None:
             ref.replace_self(nodes.literal("", ref.astext()))
 
 
-def hide_opening_imports(doctree: nodes.document) -> None:
+def hide_opening_imports(part: nodes.Element) -> None:
     """The chapter's first code cell, if it starts with imports, loses its input in print."""
-    for cell in doctree.findall(nodes.container):
+    for cell in part.findall(nodes.container):
         if "cell" not in cell.get("classes", []):
             continue
         source = next((n for n in cell.findall(nodes.literal_block)), None)
         if source is not None and source.astext().lstrip().startswith(("import ", "from ")):
-            for part in [c for c in cell.children if "cell_input" in c.get("classes", [])]:
-                cell.remove(part)
+            for piece in [c for c in cell.children if "cell_input" in c.get("classes", [])]:
+                cell.remove(piece)
         return  # only the first code cell of the page
 
 
 def print_edition(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """The LaTeX builder resolves one tree of the whole book, each page in a ``start_of_file``."""
     if app.builder.format != "latex":
         return
-    if docname in OMITTED_REFERENCE:
-        omit_reference(doctree)
-    elif docname in TABLES:
-        omit_tables(doctree, TABLES[docname])
+    for part in list(doctree.findall(addnodes.start_of_file)):
+        page = part["docname"]
+        if page in OMITTED_REFERENCE:
+            omit_reference(part)
+        elif page in TABLES:
+            omit_tables(part, TABLES[page])
+        elif page.startswith("book/") and page.split("/")[-1][:2].isdigit():
+            hide_opening_imports(part)
     unlink_omitted(doctree)
-    if docname.startswith("book/") and docname.split("/")[-1][:2].isdigit():
-        hide_opening_imports(doctree)
 
 
 def setup(app: Sphinx) -> dict:
