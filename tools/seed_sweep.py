@@ -28,10 +28,10 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
+from ensemble_ref.harness.claims import LEDGER_ENV, MODE_ENV
+from ensemble_ref.harness.seeds import SEED_ENV
+
 ROOT = Path(__file__).resolve().parents[1]
-SEED_ENV = "ENSEMBLES_VERIFIED_SEED"
-MODE_ENV = "ENSEMBLES_VERIFIED_CLAIMS"
-LEDGER_ENV = "ENSEMBLES_VERIFIED_LEDGER"
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
