@@ -1,7 +1,7 @@
 """Sphinx extension: one closed box of checks per section.
 
 In a notebook, the claims that hold in a cell are displayed at the end of the cell as
-one closed box, "✔ 3 statements checked" (``ensemble_ref.harness.check_box``). On the
+one closed box, "✔ 3 statements checked" (``ensembles_verified.check_box``). On the
 book's pages the boxes of a section's cells are merged into one box at the end of the
 section's own text (before its first subsection), "✔ 12 statements checked", which
 opens to the whole list. The prose and the figures stay in front; the verification is

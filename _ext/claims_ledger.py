@@ -20,11 +20,10 @@ import re
 from pathlib import Path
 
 from docutils import nodes
+from ensembles_verified.claims import LEDGER_ENV, MODE_ENV
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-
-from ensemble_ref.harness.claims import LEDGER_ENV, MODE_ENV
 
 logger = logging.getLogger(__name__)
 CLAIMS_RE = re.compile(r"""Claims\(\s*["']([^"']+)["']""")

@@ -8,7 +8,7 @@ reading order: chapter, number and label (linked to the exercise), title, kind
 work (the statement calls a self-check of ``ensemble_ref``, ``check_...(``, or the
 answer check ``check_answer(``), whether it has per-student variants (a self-check,
 which takes the variant's seed as ``random_state``, or an answer check registered
-with variant parameters in ``ensemble_ref.harness.answers``), a time estimate
+with variant parameters in ``ensembles_verified.answers``), a time estimate
 (from the kind and the difficulty, :data:`MINUTES`) and a one-line summary (the
 first sentence of the statement). Nothing is typed by hand, so the table cannot go out
 of date. The conventions of ``CONTRIBUTING.md`` are checked on every build; a
@@ -22,7 +22,7 @@ violation is a warning, which fails the strict build:
 * every numbered chapter has at least ``exercise_bank_min_per_chapter`` exercises,
   and at least ``exercise_bank_min_selfchecked`` coding exercises with a self-check;
 * every ``check_answer("label", ...)`` in a statement names its own exercise and a
-  question registered in ``ensemble_ref.harness.answers``, and every registered
+  question registered in ``ensembles_verified.answers``, and every registered
   question belongs to an exercise of the book.
 
 **Student edition.** With sphinx-exercise's ``hide_solutions = True`` (as set by
@@ -224,9 +224,9 @@ def _statement_text(node) -> str:
 
 
 def _questions() -> dict:
-    """The registered answer checks (``ensemble_ref.harness.answers.QUESTIONS``)."""
+    """The registered answer checks (``ensembles_verified.answers.QUESTIONS``)."""
     try:
-        from ensemble_ref.harness.answers import QUESTIONS
+        from ensembles_verified.answers import QUESTIONS
     except ImportError:  # pragma: no cover - the book always has ensemble_ref
         return {}
     return QUESTIONS
@@ -298,7 +298,7 @@ def check_consistency(app: Sphinx, env) -> None:
             if asked != name or asked not in _questions():
                 logger.warning("exercise bank: exercise %s calls check_answer(%r, ...), which is "
                                "not a question registered for this exercise in "
-                               "ensemble_ref.harness.answers", name, asked, location=where)
+                               "ensembles_verified.answers", name, asked, location=where)
     minimum = app.config.exercise_bank_min_per_chapter
     min_checked = app.config.exercise_bank_min_selfchecked
     counts, checked = {}, {}
@@ -320,7 +320,7 @@ def check_consistency(app: Sphinx, env) -> None:
     labels = {e["label"] for e in exercises}
     for label in sorted(set(_questions()) - labels):
         if exercises:  # a synthetic book without the chapters checks nothing here
-            logger.warning("exercise bank: the answer check %r of ensemble_ref.harness.answers "
+            logger.warning("exercise bank: the answer check %r of ensembles_verified.answers "
                            "belongs to no exercise", label)
 
 

@@ -21,7 +21,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 
 OMITTED_REFERENCE = ("book/appendix/api_core", "book/appendix/api_math", "book/appendix/api_trees",
-                     "book/appendix/api_ensembles", "book/appendix/api_harness")
+                     "book/appendix/api_ensembles", "book/appendix/api_runtime")
 TABLES = {"book/appendix/claims_ledger": "The table of every check is in the online edition.",
           "book/appendix/execution": "The table of the chapters' execution times is in the online edition."}
 IN_PRINT = "In print, this part of the API reference is left out: it is in the online edition."

@@ -3,8 +3,11 @@
 Layers (see CONTRIBUTING.md): ``core`` (base classes, validation), ``math`` (the
 book's formulas as pure functions), ``trees`` (the shared fast tree engine and the
 trees built on it), ``ensembles`` (the estimators, scikit-learn's API) and
-``harness`` (claims, statistics, notebook helpers, self-checks, data sets). The
-names below are the ones the chapters import.
+``datasets`` (the generators of the book's synthetic data). The names below are the
+ones the chapters import; a name exported here is imported from here, anything
+else from the module that defines it (``from ensemble_ref.math.mixture import
+softmax_gate``). The book's claims, seeds and exercise checks are not part of this
+package: they are the book's runtime, ``ensembles_verified``.
 """
 
 from .core.base import NotFittedError
@@ -15,18 +18,6 @@ from .math.bootstrap import (
     oob_gap_bounds,
     oob_mask,
 )
-from .harness import (
-    ChapterSeed,
-    ClaimError,
-    Claims,
-    Rival,
-    glue_numbers,
-    mean_and_se,
-    member_outputs,
-    power_against_rival,
-    replications_for_power,
-    staged_error_curve,
-)
 from .math.aggregation import (
     in_bag_counts,
     one_hot_votes,
@@ -36,7 +27,6 @@ from .math.aggregation import (
     staged_errors,
     oob_expected_error,
 )
-from .harness.cross_validation import cross_val_error, kfold_indices
 from .math.random_subspace import (
     breiman_max_features,
     informative_count_pmf,
@@ -76,8 +66,8 @@ from .math.boosting_theory import (
     samme_exponential_loss,
     squared_error_step,
 )
-from .harness.datasets import flip_labels, make_rings_classification
-from .harness.datasets import (
+from .datasets import flip_labels, make_rings_classification
+from .datasets import (
     CIRCLE_RADIUS2,
     make_circle_classification,
     make_sine_regression,
@@ -143,16 +133,6 @@ __version__ = "0.1.0"
 
 __all__ = [
     "NotFittedError",
-    "ChapterSeed",
-    "Claims",
-    "ClaimError",
-    "Rival",
-    "glue_numbers",
-    "mean_and_se",
-    "member_outputs",
-    "power_against_rival",
-    "replications_for_power",
-    "staged_error_curve",
     "bootstrap_indices",
     "oob_fraction_exact",
     "oob_fractions",
@@ -242,8 +222,6 @@ __all__ = [
     "BaggingRegressor",
     "RandomForestClassifier",
     "RandomForestRegressor",
-    "cross_val_error",
-    "kfold_indices",
     "VotingClassifier",
     "VotingRegressor",
     "LeastSquaresRegressor",

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import check_array, check_float, check_int, check_random_state
+from .core.validation import check_array, check_float, check_int, check_random_state
 
 __all__ = [
     "sine_function",

@@ -20,6 +20,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import ensembles_verified as ev
 import numpy as np
 import scipy.sparse as sp
 
@@ -341,8 +342,8 @@ returns("reweight_misclassified-beta-1e6", "silent-math",
         lambda w: (_finite(w), np.testing.assert_allclose(np.sum(w), 1.0)), param="beta")
 raises("reweight_misclassified-shape", "unclear-math", "misclassified",
        lambda: er.reweight_misclassified(np.full(4, 0.25), np.array([True, False]), 0.5))
-raises("kfold_indices-not-iterated", "unclear-math", "n_splits", lambda: er.kfold_indices(10, 1, 0))
-raises("kfold_indices-too-many-not-iterated", "unclear-math", "n_splits", lambda: er.kfold_indices(3, 5, 0))
+raises("kfold_indices-not-iterated", "unclear-math", "n_splits", lambda: ev.kfold_indices(10, 1, 0))
+raises("kfold_indices-too-many-not-iterated", "unclear-math", "n_splits", lambda: ev.kfold_indices(3, 5, 0))
 raises("bootstrap_indices-huge", "unclear-memory", "n_samples", lambda: er.bootstrap_indices(10**14, 0))
 raises("oob_fractions-huge", "unclear-memory", "n_samples|n_repeats", lambda: er.oob_fractions(10**8, 10**8, 0))
 raises("one_hot_votes-huge", "unclear-memory", "n_classes",

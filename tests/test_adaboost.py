@@ -1,4 +1,4 @@
-"""Tests for ensemble_ref.adaboost: conventions, scikit-learn agreement, bounds, degenerate rounds."""
+"""Tests for AdaBoost (ensembles.adaboost, math.adaboost): conventions, bounds, degenerate rounds."""
 
 import itertools
 
@@ -293,8 +293,7 @@ def test_bad_data():
 
 
 def test_predict_proba_is_the_exponential_loss_link():
-    from ensemble_ref import AdaBoostClassifier
-    from ensemble_ref.math.losses import sigmoid
+    from ensemble_ref import AdaBoostClassifier, sigmoid
 
     rng = np.random.default_rng(5)
     X = rng.normal(size=(120, 3))

@@ -1,6 +1,6 @@
 """The answer checks accept the answer, reject wrong ones helpfully, and never reveal the answer.
 
-``ensemble_ref.harness.answers`` registers a question for every derivation or
+``ensembles_verified.answers`` registers a question for every derivation or
 experiment whose answer is a number or a formula. For every question, the
 book's version and several variants:
 
@@ -28,11 +28,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ensembles_verified import answers  # noqa: E402
+from ensembles_verified.answers import QUESTIONS, answer_key, check_answer, variant  # noqa: E402
 from exercise_sources import chapter_exercises  # noqa: E402
 
 from conftest import ROOT, chapter_notebooks  # noqa: E402
-from ensemble_ref.harness import answers  # noqa: E402
-from ensemble_ref.harness.answers import QUESTIONS, answer_key, check_answer, variant  # noqa: E402
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 SEEDS = [None, 0, 1, 17, 2026]

@@ -15,8 +15,8 @@ from ensemble_ref import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     NotFittedError,
+    oob_fraction_exact,
 )
-from ensemble_ref.math.bootstrap import oob_fraction_exact
 
 # small ensembles leave a few points in every sample; both libraries warn about it
 pytestmark = [

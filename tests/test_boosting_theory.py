@@ -265,7 +265,7 @@ def test_linear_boosting_staged_predict_and_validation():
 
 
 def test_flip_labels_flips_exactly_the_requested_number():
-    from ensemble_ref.harness.datasets import flip_labels
+    from ensemble_ref import flip_labels
 
     y = np.array([-1, 1] * 50)
     y_noisy, flipped = flip_labels(y, 0.23, random_state=0)
@@ -280,7 +280,7 @@ def test_flip_labels_flips_exactly_the_requested_number():
 
 
 def test_rings_have_equal_class_probabilities_and_reduce_to_the_circle():
-    from ensemble_ref.harness.datasets import make_circle_classification, make_rings_classification
+    from ensemble_ref import make_circle_classification, make_rings_classification
 
     X, y = make_rings_classification(30000, n_classes=4, random_state=1)
     freq = np.bincount(y, minlength=4) / len(y)

@@ -1,4 +1,4 @@
-"""Unit tests for ensemble_ref.bootstrap (theorem thm-oob)."""
+"""Unit tests for ensemble_ref.math.bootstrap (theorem thm-oob)."""
 
 import math
 

@@ -4,9 +4,8 @@ import json
 
 import numpy as np
 import pytest
-
-from ensemble_ref import ClaimError, Claims, Rival
-from ensemble_ref.harness.claims import LEDGER_ENV
+from ensembles_verified import ClaimError, Claims, Rival
+from ensembles_verified.claims import LEDGER_ENV
 
 
 def test_true_claims_pass_and_print(capsys):
@@ -115,7 +114,7 @@ def test_verbose_line_names_rival_and_margin(capsys):
 
 
 def test_power_helpers():
-    from ensemble_ref import power_against_rival, replications_for_power
+    from ensembles_verified import power_against_rival, replications_for_power
     R = replications_for_power(delta=0.02, sd=0.5, k=4, power=0.99)
     se = 0.5 / np.sqrt(R)
     assert power_against_rival(0.02, se, k=4) >= 0.99
@@ -131,7 +130,7 @@ def test_power_helpers():
 
 
 def test_mean_and_se_and_notebook_helpers():
-    from ensemble_ref import mean_and_se, member_outputs, staged_error_curve
+    from ensembles_verified import mean_and_se, member_outputs, staged_error_curve
     m, se = mean_and_se([1.0, 2.0, 3.0])
     assert m == 2.0 and se == pytest.approx(1 / np.sqrt(3))
     with pytest.raises(ValueError, match="2 replications"):
@@ -216,7 +215,7 @@ def test_at_least_rival_that_passes_raises():
 # -- one seed per chapter, explain mode, stated power, exact labels ------------------
 
 def test_chapter_seed_names_independent_draws_and_can_be_replaced(monkeypatch):
-    from ensemble_ref import ChapterSeed
+    from ensembles_verified import ChapterSeed
 
     monkeypatch.delenv("ENSEMBLES_VERIFIED_SEED", raising=False)
     seed = ChapterSeed(20260101)

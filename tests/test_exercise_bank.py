@@ -29,6 +29,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from book_builds import jupyter_book, main_book  # noqa: E402
+from ensembles_verified.answers import QUESTIONS  # noqa: E402
 from exercise_sources import (  # noqa: E402
     chapter_exercises,
     html_text,
@@ -37,7 +38,6 @@ from exercise_sources import (  # noqa: E402
 )
 
 from conftest import ROOT  # noqa: E402
-from ensemble_ref.harness.answers import QUESTIONS  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "tools"))
 from reader_notebooks import chapter_code  # noqa: E402
@@ -147,11 +147,10 @@ def test_every_chapter_has_two_self_checked_coding_exercises_and_a_proof():
 
 
 def test_every_self_check_is_used_by_an_exercise():
-    from ensemble_ref.harness import selfcheck, selfcheck_mixture, selfcheck_modern, selfcheck_trees
+    from ensembles_verified import selfcheck
 
     statements = "\n".join(ex["statement"] for md in CHAPTERS for ex in chapter_exercises(md)[0])
-    checks = [name for module in (selfcheck, selfcheck_trees, selfcheck_mixture, selfcheck_modern)
-              for name in module.__all__]
+    checks = list(selfcheck.__all__)
     unused = [name for name in checks if f"{name}(" not in statements]
     assert not unused, f"self-checks used by no exercise: {unused}"
 

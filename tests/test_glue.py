@@ -1,6 +1,6 @@
 """Glued numbers: the chapters' ``glue_numbers`` writes what MyST-NB's ``glue`` writes.
 
-``ensemble_ref.harness.notebook`` emits MyST-NB's glue output itself (importing MyST-NB's
+``ensembles_verified.notebook`` emits MyST-NB's glue output itself (importing MyST-NB's
 glue module costs a chapter's kernel over a second); the text of the book reads those
 outputs, so they must stay exactly MyST-NB's, for every kind of number glued.
 """
@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
-from ensemble_ref import glue_numbers
+from ensembles_verified import glue_numbers
 
 
 def outputs(call) -> list[tuple[dict, dict]]:

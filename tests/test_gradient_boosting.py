@@ -11,10 +11,12 @@ from ensemble_ref import (
     GradientBoostingClassifier,
     GradientBoostingRegressor,
     NotFittedError,
+    absolute_error,
+    log_loss,
     newton_leaf_value,
+    squared_error,
     weighted_median,
 )
-from ensemble_ref.math.losses import absolute_error, log_loss, squared_error
 
 
 def data(seed, n=300, noise=0.3):

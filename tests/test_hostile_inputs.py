@@ -23,6 +23,7 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import ensembles_verified as ev
 import numpy as np
 import pytest
 
@@ -430,9 +431,9 @@ FUNCTION_CASES = [
     ("best_stump_brute_force-nan", "X",
      lambda: er.best_stump_brute_force(with_nan(X), np.where(Y_CLASS == "yes", 1, -1))),
     # claims
-    ("Claims-empty-chapter", "chapter", lambda: er.Claims("")),
+    ("Claims-empty-chapter", "chapter", lambda: ev.Claims("")),
     ("Claims.close-negative-atol", "atol",
-     lambda: er.Claims("hostile", verbose=False).close("x", 1.0, 1.0, atol=-1.0)),
+     lambda: ev.Claims("hostile", verbose=False).close("x", 1.0, 1.0, atol=-1.0)),
 ]
 for id, param, call in FUNCTION_CASES:
     bad(id, param, call)
@@ -444,12 +445,12 @@ good("newton_leaf_value-zero-hessian",
 
 # A claim that does not hold raises ClaimError naming the chapter; a NaN never passes.
 bad("Claims.close-nan-measured", "hostile",
-    lambda: er.Claims("hostile", verbose=False).close("nan is not close", np.nan, 1.0, atol=1.0),
-    errors=(er.ClaimError,))
+    lambda: ev.Claims("hostile", verbose=False).close("nan is not close", np.nan, 1.0, atol=1.0),
+    errors=(ev.ClaimError,))
 
 if hasattr(er, "kfold_indices"):
-    bad("kfold_indices-1-split", "n_splits", lambda: list(er.kfold_indices(10, 1, 0)))
-    bad("kfold_indices-too-many-splits", "n_splits", lambda: list(er.kfold_indices(3, 5, 0)))
+    bad("kfold_indices-1-split", "n_splits", lambda: list(ev.kfold_indices(10, 1, 0)))
+    bad("kfold_indices-too-many-splits", "n_splits", lambda: list(ev.kfold_indices(3, 5, 0)))
 
 
 # ------------------------------------------------------------------------- tests

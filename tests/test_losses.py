@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from ensemble_ref.math.losses import (
+from ensemble_ref import (
     Loss,
     absolute_error,
     absolute_error_gradient,

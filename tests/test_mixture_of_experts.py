@@ -6,10 +6,10 @@ import itertools
 
 import numpy as np
 import pytest
+from ensembles_verified.selfcheck import mixture as sc
 from scipy.stats import norm
 
 from ensemble_ref.ensembles.mixture_of_experts import MixtureOfExperts, make_piecewise_linear
-from ensemble_ref.harness import selfcheck_mixture as sc
 from ensemble_ref.math.mixture import (
     expert_load,
     gate_objective,

@@ -12,8 +12,8 @@ import json
 
 import numpy as np
 import pytest
+from ensembles_verified.selfcheck import check_goss_weights, check_ordered_target_statistic
 
-from ensemble_ref.harness.selfcheck_modern import check_goss_weights, check_ordered_target_statistic
 from ensemble_ref.math.quantile_sketch import rank_gaps, weighted_quantile_candidates, weighted_rank
 from ensemble_ref.math.sampling import (
     bin_histogram,
@@ -25,7 +25,13 @@ from ensemble_ref.math.sampling import (
     merge_bundle,
     unbundle_histogram,
 )
-from ensemble_ref.math.softmax_objective import leaf_values, softmax, softmax_gradient, softmax_hessian, softmax_loss
+from ensemble_ref.math.softmax_objective import (
+    leaf_values,
+    softmax,
+    softmax_gradient,
+    softmax_hessian,
+    softmax_loss,
+)
 from ensemble_ref.math.target_statistics import (
     apply_target_statistic,
     greedy_target_statistic,

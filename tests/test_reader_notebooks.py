@@ -136,7 +136,7 @@ kernelspec:
 
 ```{code-cell} ipython3
 import numpy as np
-from ensemble_ref import ChapterSeed, Claims
+from ensembles_verified import ChapterSeed, Claims
 
 SEED = 1
 seed = ChapterSeed(SEED)
@@ -160,10 +160,9 @@ def test_a_claim_failing_on_a_changed_seed_is_explained_and_the_notebook_runs_on
     same chapter executed as the build executes it (strict) stops at the claim."""
     import nbformat
     import numpy as np
+    from ensembles_verified import ChapterSeed
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
-
-    from ensemble_ref import ChapterSeed
 
     failing = next(s for s in range(100) if np.random.default_rng(ChapterSeed(s)("draw")).random() > 0.5)
     md = tmp_path / "chapter.md"

@@ -14,11 +14,12 @@ from ensemble_ref import (
     XGBClassifier,
     XGBRegressor,
     leaf_weight,
+    log_loss,
     quadratic_objective,
     split_gain,
+    squared_error,
     structure_score,
 )
-from ensemble_ref.math.losses import log_loss, squared_error
 
 finite = st.floats(-1e3, 1e3, allow_nan=False)
 hess = st.floats(0.0, 1e3, allow_nan=False)

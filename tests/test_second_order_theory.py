@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ensemble_ref.math.losses import log_loss, log_loss_hessian, squared_error
+from ensemble_ref import log_loss, log_loss_hessian, squared_error
 from ensemble_ref.math.second_order_theory import (
     BruteForceSplit,
     best_split_brute_force,

@@ -14,7 +14,7 @@ tools/build_student.py``, after the main build). Then
 * the launch buttons, which open the repository's notebooks (with solutions), are
   gone, and the download menu offers the student notebook;
 * the answer checks give nothing away: the answer of every registered question
-  (``ensemble_ref.harness.answers``), for the book's values and for variants, is
+  (``ensembles_verified.answers``), for the book's values and for variants, is
   written in none of the usual ways on its chapter's page, in the search index or
   in the chapter's student notebook and Markdown source, while the statement that
   calls ``check_answer`` is there.
@@ -31,6 +31,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from book_builds import student_book  # noqa: E402
+from ensembles_verified.answers import QUESTIONS, answer_key  # noqa: E402
 from exercise_sources import (  # noqa: E402
     chapter_exercises,
     corpus_windows,
@@ -44,7 +45,6 @@ from exercise_sources import (  # noqa: E402
 from test_answers import answer_strings, occurs  # noqa: E402
 
 from conftest import ROOT, chapter_notebooks  # noqa: E402
-from ensemble_ref.harness.answers import QUESTIONS, answer_key  # noqa: E402
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from ensembles_verified.selfcheck import check_best_threshold, check_impurity_decrease
 
 from ensemble_ref import DecisionTreeClassifier, DecisionTreeRegressor
-from ensemble_ref.harness.selfcheck_trees import check_best_threshold, check_impurity_decrease
-from ensemble_ref.tree import entropy_impurity, gini_impurity
+from ensemble_ref.math.impurity import entropy_impurity, gini_impurity
 from ensemble_ref.trees.readable import (
     best_split,
     entropy,

@@ -27,11 +27,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from ensembles_verified.answers import QUESTIONS, check_answer  # noqa: E402
 from test_answers import answer_strings, occurs  # noqa: E402
 from test_selfcheck import CASES  # noqa: E402
 
 from conftest import ROOT  # noqa: E402
-from ensemble_ref.harness.answers import QUESTIONS, check_answer  # noqa: E402
 
 TOOL = ROOT / "tools" / "variants.py"
 CLASSES = {"a": [101, 102, 103], "b": [201, 202, 203]}

@@ -4,7 +4,7 @@ Each mutant rewrites one formula of the package, most of them into a statement
 the course notes made or a slip a careful reader could make (a gain without the
 square on G, ``(1 - 1/N)^N`` read as the fraction picked, ``alpha`` without the
 1/2, ...). The chapter that states the formula is executed with the mutant in
-place, and it must stop with an error (normally a :class:`ensemble_ref.ClaimError`).
+place, and it must stop with an error (normally a :class:`ensembles_verified.ClaimError`).
 A mutant the chapter survives is a formula the book claims to verify but does not.
 
 The cells before the first call of the mutated function run as they would
@@ -98,10 +98,10 @@ MUTANTS = [
            "v / n + (n - 1) / n * c * v", "v / n + c * v",
            "the variance of the mean vote without the (n - 1)/n factor on the correlation"),
     # --- the base learner ------------------------------------------------------------------
-    Mutant("gini-unsquared", "book/03b_decision_trees.md", "ensemble_ref.tree.gini_impurity",
+    Mutant("gini-unsquared", "book/03b_decision_trees.md", "ensemble_ref.math.impurity.gini_impurity",
            "sq = sq + c_k * c_k", "sq = sq + c_k * W",
            "the Gini impurity as 1 - sum_k p_k, without the squares (0 for every node)"),
-    Mutant("entropy-in-nats", "book/03b_decision_trees.md", "ensemble_ref.tree.entropy_impurity",
+    Mutant("entropy-in-nats", "book/03b_decision_trees.md", "ensemble_ref.math.impurity.entropy_impurity",
            "p * (np.log(p) / np.log(2.0))", "p * np.log(p)",
            "the entropy in nats where the book (and its splits' reported values) use bits"),
     # --- parallel ensembles -----------------------------------------------------------------

@@ -297,7 +297,7 @@ def directive(name: str, arg: str, options: dict, body: str, res: Resolver,
 
 # Put before the first code cell of a reader notebook: a claim that does not hold for the
 # reader's own seed prints an explanation and the notebook runs on (the book build and the
-# tests stay strict; ``ensemble_ref.harness.claims``).
+# tests stay strict; ``ensembles_verified.claims``).
 EXPLAIN_CLAIMS = (
     "# A claim that does not hold for a seed you chose is explained, and the notebook runs on.\n"
     "import os\n"
@@ -390,10 +390,11 @@ def load_refs(path: Path = REFS) -> dict:
 
 
 def binder_requirements(root: Path = ROOT, commit: str = "main") -> str:
-    """``requirements.txt`` for the reader-notebooks branch: the package from the main branch."""
+    """``requirements.txt`` for the reader-notebooks branch: the two packages from the main branch."""
     lines = (root / "requirements.txt").read_text(encoding="utf-8").splitlines()
-    package = f"ensemble_ref @ git+{REPOSITORY}@{commit}"
-    return "\n".join(package if line.strip() == "-e ." else line for line in lines) + "\n"
+    packages = {"-e .": f"ensemble_ref @ git+{REPOSITORY}@{commit}",
+                "-e ./runtime": f"ensembles_verified @ git+{REPOSITORY}@{commit}#subdirectory=runtime"}
+    return "\n".join(packages.get(line.strip(), line) for line in lines) + "\n"
 
 
 def write_notebooks(output: Path, student: bool = False, branch: bool = False,

@@ -28,8 +28,8 @@ import traceback
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from ensemble_ref.harness.claims import LEDGER_ENV, MODE_ENV
-from ensemble_ref.harness.seeds import SEED_ENV
+from ensembles_verified.claims import LEDGER_ENV, MODE_ENV
+from ensembles_verified.seeds import SEED_ENV
 
 ROOT = Path(__file__).resolve().parents[1]
 THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

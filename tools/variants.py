@@ -6,7 +6,7 @@ Usage (from the repository root)::
     python tools/variants.py --class-list class.csv --out _build/variants   # columns: name,seed
 
 Every student gets a seed. For each exercise with an answer check
-(``ensemble_ref.harness.answers``) the seed fixes the exercise's parameters (the
+(``ensembles_verified.answers``) the seed fixes the exercise's parameters (the
 data sizes, rates and constants of the statement); for each self-checked coding
 exercise it fixes the cases of the self-check (its ``random_state``). The command
 writes into ``--out`` (a new or empty folder, or any folder with ``--overwrite``):
@@ -62,14 +62,14 @@ def exercises(root: Path = ROOT) -> list[dict]:
                     modules[name] = module
             checks = list(dict.fromkeys(_CHECK.findall(body)))
             found.append({"label": label.group(1), "chapter": md.stem,
-                          "checks": [(modules.get(c, "ensemble_ref.selfcheck"), c) for c in checks
+                          "checks": [(modules.get(c, "ensembles_verified.selfcheck"), c) for c in checks
                                      if c != "check_answer"]})
     return found
 
 
 def variant_set(seeds: dict[str, int], root: Path = ROOT) -> dict:
     """The variants and answer key of a class: ``{student: {label: entry}}``."""
-    from ensemble_ref.harness import answers
+    from ensembles_verified import answers
 
     out = {}
     for student, seed in seeds.items():
@@ -102,7 +102,7 @@ def _markdown(variants: dict, key: bool) -> str:
                 lines.append(f"  - question: {entry['question']}")
                 if key:
                     lines.append(f"  - answer: {entry['answer']}")
-                lines.append(f"  - check: `from ensemble_ref.harness.answers import check_answer; "
+                lines.append(f"  - check: `from ensembles_verified.answers import check_answer; "
                              f"{entry['check']}`")
             for call in entry.get("self_checks", []):
                 lines.append(f"  - self-check: `{call}`")

@@ -32,7 +32,7 @@ from typing import Any, Callable
 import numpy as np
 
 from ..core.validation import check_array, check_float, check_int, check_random_state
-from ..harness.datasets import sample_sine_inputs, sine_function
+from ..datasets import sample_sine_inputs, sine_function
 
 __all__ = [
     "BiasVariance",
@@ -129,9 +129,9 @@ def simulate_predictions(estimator_factory: Callable[[int], Any], X_test: Any, n
         Size :math:`N` of each training set.
     noise : float, default=0.5
         Noise standard deviation :math:`\sigma`: :math:`y = f(x) + \sigma Z`.
-    f : callable, default=:func:`~ensemble_ref.harness.datasets.sine_function`
+    f : callable, default=:func:`~ensemble_ref.datasets.sine_function`
         The regression function, ``f(X) -> (n,)``.
-    sample_X : callable, default=:func:`~ensemble_ref.harness.datasets.sample_sine_inputs`
+    sample_X : callable, default=:func:`~ensemble_ref.datasets.sample_sine_inputs`
         ``sample_X(n, rng) -> (n, n_features)`` draws training inputs.
     predict : callable, optional
         ``predict(fitted, X_test)``; defaults to ``fitted.predict(X_test)``.

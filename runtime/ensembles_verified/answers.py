@@ -1,12 +1,12 @@
 r"""Answer checks: check a number or a small formula without being shown the answer.
 
 A derivation or experiment exercise that ends in a number or a formula has a
-*question* in :mod:`ensemble_ref.harness.question_bank`, registered under the
+*question* in :mod:`ensembles_verified.question_bank`, registered under the
 exercise's label. Enter your answer and
 the check compares it with the answer computed at the moment of the check, from
 the book's reference implementation; it never prints the answer::
 
-    >>> from ensemble_ref.harness.answers import check_answer
+    >>> from ensembles_verified.answers import check_answer
     >>> check_answer("ex-oob-subsample", "(1 - 1/N)**m")  # doctest: +SKIP
     ✔ ex-oob-subsample: right (your formula agrees with the answer on 40 random values of N, m).
 

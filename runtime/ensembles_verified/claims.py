@@ -290,7 +290,7 @@ class Claims:
     def stated_power(self, delta: float, se: float, k: float = 4.0) -> float:
         """The power a ``k``-s.e. check has against a rival ``delta`` away, if it keeps the promise.
 
-        Returns :func:`~ensemble_ref.harness.stats.power_against_rival` for the prose
+        Returns :func:`~ensembles_verified.stats.power_against_rival` for the prose
         to quote; raises :class:`ClaimError` when it is below ``PROMISED_POWER``
         (the check needs more replications) instead of letting the page print it.
         """

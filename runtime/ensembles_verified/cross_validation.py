@@ -18,8 +18,8 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from ..core.base import clone
-from ..core.validation import check_array, check_int, check_random_state
+from ensemble_ref.core.base import clone
+from ensemble_ref.core.validation import check_array, check_int, check_random_state
 
 __all__ = ["kfold_indices", "cross_val_error"]
 

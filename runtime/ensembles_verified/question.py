@@ -1,4 +1,4 @@
-"""The record of one checkable answer (a question of :mod:`ensemble_ref.harness.question_bank`)."""
+"""The record of one checkable answer (a question of :mod:`ensembles_verified.question_bank`)."""
 
 from __future__ import annotations
 

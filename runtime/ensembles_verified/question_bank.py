@@ -1,10 +1,10 @@
 """The question bank of the answer checks: every question, its parameters and its answer.
 
 Each derivation or experiment exercise that ends in a number or a formula has a
-:class:`~ensemble_ref.harness.question.Question` here, registered under the
+:class:`~ensembles_verified.question.Question` here, registered under the
 exercise's label in ``QUESTIONS``: what it asks, the book's parameters, how a
 variant draws its own, the function that computes the answer from the book's
-formulas, and the usual mistakes. ``ensemble_ref.harness.answers`` checks
+formulas, and the usual mistakes. ``ensembles_verified.answers`` checks
 answers against it.
 """
 
@@ -272,7 +272,7 @@ _register(Question(
 
 
 def _goss_factor(N, a, b):
-    from ..math.sampling import goss_counts
+    from ensemble_ref.math.sampling import goss_counts
 
     return goss_counts(N, a, b)[2]
 

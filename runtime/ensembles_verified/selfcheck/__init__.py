@@ -7,7 +7,7 @@ reference implementation in ``ensemble_ref``. When every case agrees, the check
 prints one line starting with ``✔``; otherwise it raises an ``AssertionError``
 that shows the call, the expected value and the value received::
 
-    >>> from ensemble_ref.selfcheck import check_oob_fraction
+    >>> from ensembles_verified.selfcheck import check_oob_fraction
     >>> def oob_fraction(N):
     ...     return (1 - 1 / N) ** N
     >>> check_oob_fraction(oob_fraction)
@@ -22,7 +22,7 @@ correct order of floating-point operations, nothing more.
 
 from __future__ import annotations
 
-from .selfcheck_bagging import (  # noqa: F401
+from .bagging import (  # noqa: F401
     check_gini_impurity,
     check_informative_count_pmf,
     check_oob_fraction,
@@ -30,7 +30,7 @@ from .selfcheck_bagging import (  # noqa: F401
     check_prob_no_informative,
     check_variance_of_average,
 )
-from .selfcheck_boosting import (  # noqa: F401
+from .boosting import (  # noqa: F401
     check_adaboost_alpha,
     check_adaboost_weight_update,
     check_leaf_weight,
@@ -40,7 +40,7 @@ from .selfcheck_boosting import (  # noqa: F401
     check_split_gain,
     check_weighted_median,
 )
-from .selfcheck_combining import (  # noqa: F401
+from .combining import (  # noqa: F401
     check_ambiguity,
     check_bias_variance,
     check_condorcet,
@@ -49,10 +49,13 @@ from .selfcheck_combining import (  # noqa: F401
     check_majority_vote,
     check_soft_vote,
 )
-from .selfcheck_scale import (  # noqa: F401
+from .mixture import check_load_balancing_loss, check_responsibilities, check_top_k_gate  # noqa: F401
+from .modern import check_goss_weights, check_ordered_target_statistic  # noqa: F401
+from .scale import (  # noqa: F401
     check_gradient_histogram,
     check_histogram_gains,
 )
+from .trees import check_best_threshold, check_impurity_decrease  # noqa: F401
 
 __all__ = [
     "check_majority_vote",
@@ -78,4 +81,11 @@ __all__ = [
     "check_weighted_median",
     "check_leaf_weight",
     "check_split_gain",
+    "check_responsibilities",
+    "check_top_k_gate",
+    "check_load_balancing_loss",
+    "check_goss_weights",
+    "check_ordered_target_statistic",
+    "check_impurity_decrease",
+    "check_best_threshold",
 ]

@@ -1,4 +1,4 @@
-"""Self-checks of the chapters on bagging and random forests (see :mod:`ensemble_ref.harness.selfcheck`)."""
+"""Self-checks of the chapters on bagging and random forests (see :mod:`ensembles_verified.selfcheck`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .selfcheck_engine import _run, _seed
+from .engine import _run, _seed
 
 __all__ = ["check_oob_fraction", "check_oob_prediction", "check_prob_no_informative",
            "check_informative_count_pmf", "check_variance_of_average", "check_gini_impurity"]
@@ -32,7 +32,7 @@ def check_oob_fraction(student_fn: Callable[[int], float], random_state: Any = N
     Reference: :func:`ensemble_ref.math.bootstrap.oob_fraction_exact`, :math:`(1 - 1/N)^N`
     (equation ``eq-oob-exact``), on ``N`` from 2 to :math:`10^5`.
     """
-    from ..math.bootstrap import oob_fraction_exact
+    from ensemble_ref import oob_fraction_exact
 
     rng, repeat = _seed(random_state)
     Ns = [2, 3, 4, 10, 100, 100_000] + [int(n) for n in rng.integers(5, 5000, 6)]
@@ -76,7 +76,7 @@ def check_oob_prediction(student_fn: Callable[[np.ndarray, np.ndarray], np.ndarr
     ``eq-oob-estimate``). Recognised mistakes: the average over all members,
     the average over the members that drew the point, and 0 in place of nan.
     """
-    from ..math.aggregation import oob_aggregate
+    from ensemble_ref import oob_aggregate
 
     rng, repeat = _seed(random_state)
 
@@ -119,7 +119,7 @@ def check_prob_no_informative(student_fn: Callable[[int, int, int], float],
     :math:`\binom{d-k}{m}/\binom{d}{m}` (equation ``eq-rf-blind``), including
     the edge cases ``k = 0`` (probability 1) and ``m > d - k`` (probability 0).
     """
-    from ..math.random_subspace import prob_no_informative
+    from ensemble_ref import prob_no_informative
 
     rng, repeat = _seed(random_state)
     triples = [(10, 2, 3), (10, 0, 4), (10, 7, 4), (500, 5, 22), (5, 1, 1), (8, 3, 6)]
@@ -156,7 +156,7 @@ def check_informative_count_pmf(student_fn: Callable[[int, int, int], np.ndarray
     """
     from math import comb
 
-    from ..math.random_subspace import informative_count_pmf
+    from ensemble_ref import informative_count_pmf
 
     rng, repeat = _seed(random_state)
     triples = [(10, 2, 3), (10, 0, 4), (6, 6, 2), (20, 5, 4)]
@@ -195,7 +195,7 @@ def check_variance_of_average(student_fn: Callable[[float, float, int], float],
     :math:`\rho\sigma^2 + (1 - \rho)\sigma^2/M` (equation ``eq-var-average``),
     including ``M = 1``, ``rho = 0``, ``rho = 1`` and a negative correlation.
     """
-    from ..math.bias_variance import variance_of_average
+    from ensemble_ref import variance_of_average
 
     rng, repeat = _seed(random_state)
     triples = [(1.0, 0.0, 10), (1.0, 1.0, 10), (2.5, 0.3, 1), (4.0, -0.2, 5), (1.0, 0.5, 2)]
@@ -232,7 +232,7 @@ def check_gini_impurity(student_fn: Callable[[np.ndarray], float], random_state:
     :math:`1 - \sum_k p_k^2` with :math:`p_k = c_k / \sum_j c_j` (equation
     ``eq-tree-gini``), for pure, balanced, multi-class and weighted nodes.
     """
-    from ..math.impurity import gini_impurity
+    from ensemble_ref.math.impurity import gini_impurity
 
     rng, repeat = _seed(random_state)
     counts = [[5, 5], [10, 0], [7], [3, 3, 3], [0.5, 1.5], [0, 4, 0, 12]]

@@ -1,5 +1,5 @@
 """Self-checks of the boosting chapters: AdaBoost, losses, gradient and second-order boosting
-(see :mod:`ensemble_ref.harness.selfcheck`)."""
+(see :mod:`ensembles_verified.selfcheck`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .selfcheck_engine import _run, _seed
+from .engine import _run, _seed
 
 __all__ = ["check_adaboost_alpha", "check_adaboost_weight_update", "check_loss_gradient",
            "check_loss_hessian", "check_newton_leaf_value", "check_weighted_median",
@@ -34,7 +34,7 @@ def check_adaboost_alpha(student_fn: Callable[[float], float], random_state: Any
     ``eq-adaboost-alpha``); the cases include ``eps = 1/2`` (vote 0) and
     ``eps > 1/2`` (negative vote).
     """
-    from ..math.adaboost import adaboost_alpha
+    from ensemble_ref import adaboost_alpha
 
     rng, repeat = _seed(random_state)
     values = [0.01, 0.25, 0.5, 0.6, 0.95] + [float(e) for e in rng.uniform(0.01, 0.99, 6)]
@@ -93,7 +93,7 @@ def check_adaboost_weight_update(student_fn: Callable[..., np.ndarray], random_s
     (equations ``eq-adaboost-weights`` and ``eq-adaboost-z``), the function AdaBoost
     itself runs. The cases use the optimal vote and other votes, including a negative one.
     """
-    from ..math.adaboost import adaboost_weights
+    from ensemble_ref import adaboost_weights
 
     def reference(w, y, h, alpha):
         return adaboost_weights(w, y, h, alpha)[0]
@@ -146,7 +146,7 @@ def _sigmoid(F):
 
 
 def _check_loss_part(part: str, student_fn: Callable, loss: str, random_state: Any) -> None:
-    from ..math.losses import get_loss
+    from ensemble_ref import get_loss
 
     name = f"check_loss_{part}"
     choices = ("squared_error", "log_loss", "exponential")
@@ -234,7 +234,7 @@ def check_newton_leaf_value(student_fn: Callable[[np.ndarray, np.ndarray], float
     :math:`\sum_i r_i / \sum_i h_i` (equation ``eq-gb-leaf``), on log-loss leaves
     (:math:`r_i = y_i - p_i`, :math:`h_i = p_i(1 - p_i)`) and others.
     """
-    from ..math.gradient_boosting import newton_leaf_value
+    from ensemble_ref import newton_leaf_value
 
     rng, repeat = _seed(random_state)
     cases = []
@@ -284,7 +284,7 @@ def check_weighted_median(student_fn: Callable[[np.ndarray, np.ndarray], float],
     repeated values, uniform and skewed weights, and an even number of equal
     weights (where the left end of the interval is required).
     """
-    from ..math.gradient_boosting import weighted_median
+    from ensemble_ref import weighted_median
 
     rng, repeat = _seed(random_state)
     pairs = [([3, 1, 2], [1, 1, 1]), ([1, 2, 3, 4], [1, 1, 1, 1]), ([1, 2, 3, 4], [1, 1, 1, 5]),
@@ -329,7 +329,7 @@ def check_leaf_weight(student_fn: Callable[[float, float, float], float],
     :math:`w^* = -G/(H + \lambda)` (equation ``eq-xgb-leaf-weight``), including
     ``lam = 0`` and ``G = 0``.
     """
-    from ..math.second_order import leaf_weight
+    from ensemble_ref import leaf_weight
 
     rng, repeat = _seed(random_state)
     triples = [(-3.0, 2.0, 1.0), (0.0, 3.0, 1.0), (-12.0, 3.0, 0.0), (2.0, 0.25, 5.0)]
@@ -364,7 +364,7 @@ def check_split_gain(student_fn: Callable[..., float], random_state: Any = None)
     \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\big] - \gamma` (equation ``eq-xgb-gain``),
     including splits that do not pay for their ``gamma`` (negative gain).
     """
-    from ..math.second_order import split_gain
+    from ensemble_ref import split_gain
 
     def bracket(G_L, H_L, G_R, H_R, lam):
         return 0.5 * (G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam)

@@ -1,4 +1,4 @@
-"""Self-checks of the chapters on why ensembles work, crowds and voting (see :mod:`ensemble_ref.harness.selfcheck`)."""
+"""Self-checks of the chapters on why ensembles work, crowds and voting (see :mod:`ensembles_verified.selfcheck`)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .selfcheck_engine import _grid, _run, _seed
+from .engine import _grid, _run, _seed
 
 __all__ = ["check_majority_vote", "check_ambiguity", "check_bias_variance", "check_condorcet",
            "check_condorcet_bound", "check_soft_vote", "check_log_odds_weights"]
@@ -135,7 +135,7 @@ def check_bias_variance(student_fn: Callable[[np.ndarray, np.ndarray], Any],
     Recognised mistakes: the plug-in bias without the correction and the
     variance with divisor ``R``.
     """
-    from ..math.bias_variance import decompose_predictions
+    from ensemble_ref import decompose_predictions
 
     rng, repeat = _seed(random_state)
 
@@ -184,7 +184,7 @@ def check_condorcet(student_fn: Callable[[float, int], float], random_state: Any
     """
     from math import comb
 
-    from ..math.crowds import majority_error
+    from ensemble_ref import majority_error
 
     rng, repeat = _seed(random_state)
     cases = _grid(p=(0.55, 0.9, 0.45), T=(1, 3, 11, 101))
@@ -224,7 +224,7 @@ def check_condorcet_bound(student_fn: Callable[[float, int], float], random_stat
     :math:`e^{-2T\epsilon^2}`, the bound without its factor 1/2, and the exponent
     :math:`T` in place of :math:`T/2`.
     """
-    from ..math.crowds import condorcet_bound
+    from ensemble_ref import condorcet_bound
 
     rng, repeat = _seed(random_state)
     cases = [{"p": p, "T": T} for p, T in [(0.5, 7), (1.0, 3), (0.6, 1), (0.7, 25)]]

@@ -1,6 +1,6 @@
 r"""The engine of the self-checks: calling a student's function on cases and comparing.
 
-Shared by the self-checks of every chapter (:mod:`ensemble_ref.harness.selfcheck`):
+Shared by the self-checks of every chapter (:mod:`ensembles_verified.selfcheck`):
 ``_run`` calls the function on every case, compares its answers with the
 reference and explains the first disagreement.
 """

@@ -9,7 +9,7 @@ that names the formula (by its equation in the chapter), shows the case, the
 expected answer and yours, and, when your answer matches a usual mistake, says
 which::
 
-    >>> from ensemble_ref.harness.selfcheck_mixture import check_responsibilities
+    >>> from ensembles_verified.selfcheck import check_responsibilities
     >>> import numpy as np
     >>> def my_responsibilities(gate, log_density):
     ...     joint = gate * np.exp(log_density)
@@ -27,9 +27,10 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ..core.validation import check_random_state
-from ..math.mixture import load_balancing_loss, responsibilities, top_k_gate
-from .selfcheck_engine import _check_callable
+from ensemble_ref.core.validation import check_random_state
+from ensemble_ref.math.mixture import load_balancing_loss, responsibilities, top_k_gate
+
+from .engine import _check_callable
 
 __all__ = ["check_responsibilities", "check_top_k_gate", "check_load_balancing_loss"]
 

@@ -9,7 +9,7 @@ formula (by its equation in the chapter), shows the case, the expected answer
 and yours, and, when your answer matches a usual mistake, says which::
 
     >>> import numpy as np
-    >>> from ensemble_ref.harness.selfcheck_modern import check_ordered_target_statistic
+    >>> from ensembles_verified.selfcheck import check_ordered_target_statistic
     >>> from ensemble_ref.math.target_statistics import ordered_target_statistic
     >>> check_ordered_target_statistic(ordered_target_statistic)  # doctest: +ELLIPSIS
     ✔ check_ordered_target_statistic: your function agrees with eq-modern-ts ... on all ... cases.
@@ -21,9 +21,10 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..math.sampling import goss_counts
-from ..math.target_statistics import greedy_target_statistic, ordered_target_statistic
-from .selfcheck_engine import _check_callable
+from ensemble_ref.math.sampling import goss_counts
+from ensemble_ref.math.target_statistics import greedy_target_statistic, ordered_target_statistic
+
+from .engine import _check_callable
 
 __all__ = ["check_goss_weights", "check_ordered_target_statistic"]
 

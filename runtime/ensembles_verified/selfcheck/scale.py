@@ -1,5 +1,5 @@
 """Self-checks of the chapter on ensembles at scale: gradient histograms
-(see :mod:`ensemble_ref.harness.selfcheck`)."""
+(see :mod:`ensembles_verified.selfcheck`)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .selfcheck_engine import _run, _seed
+from .engine import _run, _seed
 
 __all__ = ["check_gradient_histogram", "check_histogram_gains"]
 
@@ -46,7 +46,7 @@ def check_gradient_histogram(student_fn: Callable[..., np.ndarray], random_state
     ``eq-scale-histogram``) for a single node. Recognised mistakes: counts in the
     place of the hessian sums, and G and H swapped.
     """
-    from ..math.histograms import gradient_histogram
+    from ensemble_ref.math.histograms import gradient_histogram
 
     rng, repeat = _seed(random_state)
 
@@ -92,7 +92,7 @@ def check_histogram_gains(student_fn: Callable[[np.ndarray, float, float], np.nd
     a feature). Recognised mistakes: a single bin in the place of the cumulative sum,
     and the gain without gamma.
     """
-    from ..math.second_order import split_gain
+    from ensemble_ref import split_gain
 
     rng, repeat = _seed(random_state)
     cases = [{"hist": np.array([[1.0, 1.0], [-2.0, 1.0], [3.0, 2.0]]), "lam": 1.0, "gamma": 0.0}]

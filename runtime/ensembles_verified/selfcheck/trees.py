@@ -8,7 +8,7 @@ the first failure in the book's terms: the formula (by its equation label),
 the case, what was expected and what was received, and, when your answer
 matches a usual mistake, which one::
 
-    >>> from ensemble_ref.harness.selfcheck_trees import check_impurity_decrease
+    >>> from ensembles_verified.selfcheck import check_impurity_decrease
     >>> def decrease(counts_left, counts_right):
     ...     gini = lambda c: 1 - np.sum((c / c.sum()) ** 2)
     ...     W_L, W_R = counts_left.sum(), counts_right.sum()
@@ -28,7 +28,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.validation import check_random_state
+from ensemble_ref.core.validation import check_random_state
 
 __all__ = ["check_impurity_decrease", "check_best_threshold"]
 
@@ -109,7 +109,7 @@ def check_impurity_decrease(student_fn: Callable[[np.ndarray, np.ndarray], float
     parent's impurity left out, the entropy in nats, the misclassification
     rate), says which.
     """
-    from ..math.impurity import entropy_impurity, gini_impurity
+    from ensemble_ref.math.impurity import entropy_impurity, gini_impurity
 
     if criterion not in ("gini", "entropy"):
         raise ValueError(f"criterion must be 'gini' or 'entropy', got {criterion!r}.")
@@ -203,7 +203,7 @@ def check_best_threshold(student_fn: Callable[[np.ndarray, np.ndarray], float],
     feature. A failure names the case, the two thresholds and the children's
     squared errors each one gives, and what your threshold gets wrong.
     """
-    from ..trees.readable import best_split
+    from ensemble_ref.trees.readable import best_split
 
     cases = _threshold_cases(check_random_state(random_state))
     for number, (x, y) in enumerate(cases, start=1):
