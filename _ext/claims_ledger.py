@@ -20,10 +20,11 @@ import re
 from pathlib import Path
 
 from docutils import nodes
-from ensembles_verified.claims import LEDGER_ENV, MODE_ENV
 from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
+
+from ensembles_verified.claims import LEDGER_ENV, MODE_ENV
 
 logger = logging.getLogger(__name__)
 CLAIMS_RE = re.compile(r"""Claims\(\s*["']([^"']+)["']""")

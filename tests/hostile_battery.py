@@ -20,11 +20,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import ensembles_verified as ev
 import numpy as np
 import scipy.sparse as sp
 
 import ensemble_ref as er
+import ensembles_verified as ev
 from ensemble_ref import NotFittedError
 from ensemble_ref.ensembles.mixture_of_experts import MixtureOfExperts
 

@@ -19,37 +19,18 @@ book's version and several variants:
 from __future__ import annotations
 
 import math
-import re
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ensembles_verified import answers  # noqa: E402
 from ensembles_verified.answers import QUESTIONS, answer_key, check_answer, variant  # noqa: E402
-from exercise_sources import chapter_exercises  # noqa: E402
-
-from conftest import ROOT, chapter_notebooks  # noqa: E402
+from tools.chapters import chapter_notebooks  # noqa: E402
+from tools.exercise_sources import answer_strings, chapter_exercises, occurs  # noqa: E402
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 SEEDS = [None, 0, 1, 17, 2026]
 NUMERIC = sorted(label for label, q in QUESTIONS.items() if not q.variables)
-
-
-def answer_strings(x: float) -> set[str]:
-    """The ways a number is usually written, with at least three significant digits."""
-    forms = {f"{x:.{k}g}" for k in (3, 4, 5, 6, 8, 12)} | {f"{x:.{k}f}" for k in (2, 3, 4, 5)}
-    forms |= {f"{x:,.0f}", f"{x:.2%}", f"{x:.1%}", repr(float(x))}
-    return {f for f in forms if len(re.sub(r"[^1-9]|^0+", "", f.lstrip("-0.,"))) >= 3
-            and not re.fullmatch(r"-?0\.?0*", f)}
-
-
-def occurs(needle: str, haystack: str) -> bool:
-    """``needle`` as a number of its own in ``haystack`` (not inside a longer number)."""
-    return re.search(rf"(?<![\d.]){re.escape(needle)}(?![\d])", haystack) is not None
 
 
 def failure(label: str, value, seed=None) -> str:
@@ -149,8 +130,7 @@ def test_every_question_is_an_exercise_that_calls_its_check():
 @pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
 def test_the_students_sources_do_not_contain_the_answers(md):
     """What the student edition and the student notebooks are made from: no answer in it."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    from student_notebooks import student_markdown, student_notebook
+    from tools.student_notebooks import student_markdown, student_notebook
 
     text = student_markdown(md.read_text(encoding="utf-8"))
     text += "\n".join(cell.source for cell in student_notebook(md).cells)

@@ -52,11 +52,8 @@ def test_report_fills_the_markers_and_draws_the_figure(quick_results, tmp_path):
     readme.write_text("intro\n<!-- BEGIN benchmark-table -->\nold\n<!-- END benchmark-table -->\n"
                       "middle\n<!-- BEGIN scaling-table -->\n<!-- END scaling-table -->\nend\n")
     png = tmp_path / "scaling.png"
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        import report
-    finally:
-        sys.path.pop(0)
+    from benchmarks import report
+
     report.main(["--results", str(quick_results), "--before", str(quick_results),
                  "--readme", str(readme), "--png", str(png)])
     text = readme.read_text()

@@ -2,7 +2,7 @@
 
 The environment is made, and every chapter's ``.ipynb`` executed in it under nbval
 with its own kernel and a seed other than its published one, once per test run by
-the session fixture ``fresh_env`` (see ``tests/fresh_env.py``). A chapter that needs
+the session fixture ``fresh_env`` (see ``tools/fresh_env.py``). A chapter that needs
 a package missing from ``requirements.txt``, or one of whose claims holds only for
 its published seed, fails here with nbval's report. The run time of each step is
 written to ``_build/binder-env.json``.
@@ -13,7 +13,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ROOT
+import pytest
+
+from tools.chapters import ROOT
+
+pytestmark = pytest.mark.book  # read by the stage 'fresh' of dodo.py, after its product is made
 
 
 def test_fresh_environment_from_requirements_runs_every_chapter(fresh_env):

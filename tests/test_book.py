@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT, chapter_notebooks  # noqa: E402
+import pytest
+
+from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
+
+pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
 # The fixture ``built_book`` (the strict build, run once per session) is in conftest.py.
 

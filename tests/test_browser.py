@@ -28,10 +28,9 @@ saved in ``tests/artifacts/``, and three chapters are also shot at both widths o
 their whole height (``*__1400.png``, ``*__412.png``). A first test runs
 the same checks on a deliberately broken page, to show that each check can fail.
 
-If ``/usr/bin/chromium`` is missing the test installs it with apt when it runs as
-root (waiting up to 15 minutes for the dpkg lock held by another installation, and
-naming the step that failed), and otherwise fails with the command to run; it is
-never skipped.
+``/usr/bin/chromium`` is installed by the setup stage of the test run
+(``python -m tools.system_packages``); if it is missing the test fails with that
+command; it is never skipped.
 """
 
 from __future__ import annotations
@@ -43,9 +42,6 @@ import html.parser
 import http.server
 import os
 import re
-import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 from pathlib import Path
@@ -53,11 +49,10 @@ from urllib.parse import unquote, urldefrag, urlsplit
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "_ext"))
-from offline_mathjax import mathjax_es5_dir  # noqa: E402
+from _ext.offline_mathjax import mathjax_es5_dir  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
 
-from conftest import ROOT, chapter_notebooks  # noqa: E402
+pytestmark = pytest.mark.book  # read by the stage 'browser' of dodo.py, after its product is made
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
@@ -77,23 +72,11 @@ SERIOUS = ("serious", "critical")
 # --------------------------------------------------------------------------- set-up
 
 def ensure_chromium() -> Path:
-    """The system Chromium; installed with apt when missing and running as root."""
-    if CHROMIUM.exists():
-        return CHROMIUM
-    install = "apt-get update && apt-get install -y chromium"
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
-        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-        lock = ["-o", "DPkg::Lock::Timeout=900"]  # wait for another installation to finish
-        for step in (["apt-get", *lock, "update"], ["apt-get", *lock, "install", "-y", "chromium"]):
-            proc = subprocess.run(step, capture_output=True, text=True, timeout=2400, env=env)
-            if proc.returncode != 0:
-                pytest.fail(f"installing Chromium failed at '{' '.join(step)}' "
-                            f"(exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
-        if CHROMIUM.exists():
-            return CHROMIUM
-        pytest.fail(f"after '{install}', {CHROMIUM} is still missing")
-    pytest.fail(f"headless Chromium is required at {CHROMIUM}: install it with "
-                f"'sudo {install.replace('&& ', '&& sudo ')}' (Debian/Ubuntu package 'chromium').")
+    """The system Chromium, installed by the setup stage (``python -m tools.system_packages``)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"headless Chromium is required at {CHROMIUM}: python -m tools.system_packages "
+                    "installs it (Debian package 'chromium')")
+    return CHROMIUM
 
 
 def playwright_api():
@@ -156,9 +139,7 @@ def chromium_context():
 @pytest.fixture(scope="module")
 def browser():
     """A Chromium context for the tests of this module (the main thread's)."""
-    import background
-
-    background.CHROMIUM.result()  # installed, if needed, in the background (tests/background.py)
+    ensure_chromium()
     with chromium_context() as context:
         yield context
 
@@ -581,8 +562,8 @@ def check_book(html: Path) -> dict:
     """Every page of the built book checked by two browsers side by side (one per core,
     each with its own thread and context, every other page of a list sorted by size).
 
-    Run as a background stage of the test run, as soon as the build is done
-    (``tests/background.py``); the test below asserts on its result.
+    The stage ``browser`` of the test run (``dodo.py``) runs it, through the test below,
+    as soon as the build is done.
     """
     chapters = {nb.relative_to(ROOT).with_suffix(".html").as_posix() for nb in chapter_notebooks()}
     pages = book_pages(html)
@@ -602,11 +583,10 @@ def check_book(html: Path) -> dict:
 
 
 def test_every_page_in_a_browser(built_book):
-    import background
-
     assert (built_book / "mathjax" / "tex-mml-chtml.js").is_file(), \
         "MathJax is not served with the book (html_extra_path, _ext/offline_mathjax.py)"
-    result = background.BROWSER.result()
+    ensure_chromium()
+    result = check_book(built_book)
     pages, chapters, failures = result["pages"], result["chapters"], result["failures"]
     typeset = result["typeset"]
     assert chapters <= set(pages), f"chapters without a page: {sorted(chapters - set(pages))}"

@@ -4,6 +4,7 @@ import json
 
 import numpy as np
 import pytest
+
 from ensembles_verified import ClaimError, Claims, Rival
 from ensembles_verified.claims import LEDGER_ENV
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 import pytest
-from ensembles_verified import cross_val_error, kfold_indices
 
 from ensemble_ref import DecisionTreeClassifier, DecisionTreeRegressor
+from ensembles_verified import cross_val_error, kfold_indices
 
 
 @pytest.mark.parametrize("N,K", [(10, 2), (11, 3), (200, 5), (7, 7)])

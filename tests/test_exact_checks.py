@@ -23,7 +23,9 @@ import re
 
 import pytest
 
-from conftest import ROOT
+from tools.chapters import ROOT
+
+pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
 CITED = re.compile(r"\beq-[a-z0-9]+(?:-[a-z0-9]+)*")
 LAYERS = ("math", "trees", "ensembles", "core")

@@ -20,27 +20,23 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from book_builds import jupyter_book, main_book  # noqa: E402
 from ensembles_verified.answers import QUESTIONS  # noqa: E402
-from exercise_sources import (  # noqa: E402
+from tools.book_builds import jupyter_book, main_book  # noqa: E402
+from tools.chapters import ROOT  # noqa: E402
+from tools.exercise_sources import (  # noqa: E402
     chapter_exercises,
     html_text,
     numbered_chapters,
     words,
 )
+from tools.reader_notebooks import chapter_code  # noqa: E402
 
-from conftest import ROOT  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "tools"))
-from reader_notebooks import chapter_code  # noqa: E402
+pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
 # the time estimate the instructors page states, by kind and difficulty
 MINUTES = {"derivation": {"★": 10, "★★": 20, "★★★": 40},

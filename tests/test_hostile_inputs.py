@@ -23,11 +23,11 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
-import ensembles_verified as ev
 import numpy as np
 import pytest
 
 import ensemble_ref as er
+import ensembles_verified as ev
 from ensemble_ref import NotFittedError
 
 # ------------------------------------------------------------------------- data

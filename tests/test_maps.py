@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from conftest import ROOT, chapter_notebooks
+from tools.chapters import ROOT, chapter_notebooks
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()
             if re.match(r"\d", nb.name)]

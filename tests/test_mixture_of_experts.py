@@ -6,7 +6,6 @@ import itertools
 
 import numpy as np
 import pytest
-from ensembles_verified.selfcheck import mixture as sc
 from scipy.stats import norm
 
 from ensemble_ref.ensembles.mixture_of_experts import MixtureOfExperts, make_piecewise_linear
@@ -23,6 +22,7 @@ from ensemble_ref.math.mixture import (
     top_k_gate,
     top_k_route,
 )
+from ensembles_verified.selfcheck import mixture as sc
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ import json
 
 import numpy as np
 import pytest
-from ensembles_verified.selfcheck import check_goss_weights, check_ordered_target_statistic
 
 from ensemble_ref.math.quantile_sketch import rank_gaps, weighted_quantile_candidates, weighted_rank
 from ensemble_ref.math.sampling import (
@@ -37,6 +36,7 @@ from ensemble_ref.math.target_statistics import (
     greedy_target_statistic,
     ordered_target_statistic,
 )
+from ensembles_verified.selfcheck import check_goss_weights, check_ordered_target_statistic
 
 RNG = np.random.default_rng(2026)
 

@@ -11,13 +11,10 @@
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT, chapter_notebooks  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
 
 CHAPTERS = chapter_notebooks()
 IDS = [nb.stem for nb in CHAPTERS]

@@ -4,7 +4,7 @@ A chapter sets ``SEED = <int>`` in one line and draws everything random through
 ``ChapterSeed(SEED)`` (``seed("name")`` for a ``random_state``, ``seed.rng("name")``
 for a ``Generator``). Then re-executing a chapter gives the same outputs, a reader
 who changes that one number changes every draw, and the test run can execute the
-chapter with another seed (``ENSEMBLES_VERIFIED_SEED``, ``tests/fresh_env.py``).
+chapter with another seed (``ENSEMBLES_VERIFIED_SEED``, ``tools/fresh_env.py``).
 This test reads every code cell of every chapter (exercise solutions included) and
 fails on a literal seed, an unseeded generator or NumPy's global random state.
 The numbers of exercise variants (``check_answer(label, value, seed=17)``,
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, chapter_notebooks
+from tools.chapters import ROOT, chapter_notebooks
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 SEED_LINE = re.compile(r"^SEED = (\d+)\b", re.M)

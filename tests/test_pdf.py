@@ -1,71 +1,44 @@
 """The PDF edition builds with xelatex from the HTML build's execution cache.
 
-``tools/build_pdf.py`` is run as documented after the strict HTML build (the
+``python -m tools.build_pdf`` is run after the strict HTML build (the
 session fixture ``built_book``), so no chapter is executed again. The PDF must
 have a plausible number of pages, contain every chapter's title and number, and
 LaTeX must report no missing glyph and no undefined reference.
 
-TeX Live comes from Debian. When ``xelatex`` is missing the test installs the
-packages with apt if it runs as root (waiting for the dpkg lock held by another
-installation, and saying which step failed), and otherwise fails with the
-command to run; it is never skipped.
+TeX Live comes from Debian, installed by the setup stage of the test run
+(``python -m tools.system_packages``).
 """
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from build_pdf import TEX_PACKAGES, missing_programs  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks
 
-from conftest import ROOT, chapter_notebooks  # noqa: E402
-
-
-def ensure_tex() -> None:
-    if not missing_programs():
-        return
-    install = f"apt-get install -y --no-install-recommends {' '.join(TEX_PACKAGES)}"
-    if not (hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get")):
-        pytest.fail(f"TeX Live is required for the PDF ({missing_programs()} missing): "
-                    f"sudo apt-get update && sudo {install}")
-    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    lock = ["-o", "DPkg::Lock::Timeout=900"]  # wait for another installation to finish
-    for step in (["apt-get", *lock, "update"], install.split()[:1] + lock + install.split()[1:]):
-        proc = subprocess.run(step, capture_output=True, text=True, timeout=2400, env=env)
-        if proc.returncode != 0:
-            pytest.fail(f"installing TeX Live failed at '{' '.join(step)}' "
-                        f"(exit {proc.returncode}):\n{(proc.stdout + proc.stderr)[-3000:]}")
-    if missing_programs():
-        pytest.fail(f"after '{install}', {missing_programs()} are still missing")
+pytestmark = pytest.mark.book  # read by the stage 'pdf' of dodo.py, after its product is made
 
 
 @pytest.fixture(scope="module")
 def pdf(built_book) -> dict:
-    """The PDF build's summary (the build runs in the background after the HTML build and
-    the installation of TeX Live: ``tests/background.py``)."""
-    import background
+    """The summary of this run's PDF build (``python -m tools.build_pdf``, the first command
+    of the stage ``pdf`` of ``dodo.py``, after the HTML build and the system packages)."""
+    from tools.stages import record
 
-    build = background.PDF.result()
-    assert build["summary"] is not None, f"the PDF build failed:\n{build['log'][-5000:]}"
-    return {**build["summary"], "wall_seconds": build["wall_seconds"],
-            "returncode": build["returncode"], "log": build["log"][-3000:]}
+    summary = ROOT / "_build" / "pdf" / "summary.json"
+    html = record("build")
+    assert summary.is_file() and html and summary.stat().st_mtime >= html["end"], \
+        "no PDF built from this run's HTML build: python -m tools.build_pdf"
+    return json.loads(summary.read_text())
 
 
 def test_pdf_builds_without_missing_glyphs_or_references(pdf):
     assert not pdf["missing_glyphs"], f"glyphs missing from the fonts: {pdf['missing_glyphs']}"
     assert not pdf["undefined_references"], f"undefined: {pdf['undefined_references'][:10]}"
-    assert pdf["returncode"] == 0, pdf["log"]
     assert 100 <= pdf["pages"] <= 1000, f"{pdf['pages']} pages"
-    print(f"PDF: {pdf['pages']} pages in {pdf['wall_seconds']} s")
+    print(f"PDF: {pdf['pages']} pages in {pdf['seconds']} s")
 
 
 def _plain_tex(text: str) -> str:

@@ -7,13 +7,13 @@ The launch buttons in the built pages are checked in ``tests/test_exercise_bank.
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
+import pytest
 import yaml
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT  # noqa: E402
+from tools.chapters import ROOT  # noqa: E402
+
+pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
 REPOSITORY = "https://github.com/ensembles-verified/ensembles-verified"
 PAGES = "https://ensembles-verified.github.io/ensembles-verified/"
@@ -93,8 +93,7 @@ def test_reader_notebooks_branch_is_published_by_its_own_job():
     """The launch buttons open the ``reader-notebooks`` branch: a job of the workflow writes
     it with ``tools/reader_notebooks.py --branch`` and pushes it, on pushes to main only, and
     it is the only job that may write to the repository."""
-    sys.path.insert(0, str(ROOT / "_ext"))
-    from reader_edition import READER_BRANCH
+    from _ext.reader_edition import READER_BRANCH
 
     wf = workflow()
     jobs = wf["jobs"]
@@ -107,9 +106,9 @@ def test_reader_notebooks_branch_is_published_by_its_own_job():
                if (j.get("permissions") or {}).get("contents") == "write"]
     assert writers == ["reader-notebooks"], writers
     runs = [s.get("run", "") for s in steps(job)]
-    write = [r for r in runs if "tools/reader_notebooks.py" in r]
+    write = [r for r in runs if "tools.reader_notebooks" in r]
     assert len(write) == 1, runs
-    assert re.search(r'python tools/reader_notebooks\.py "?\$OUT"? --branch --commit "?\$SHA"?',
+    assert re.search(r'python -m tools\.reader_notebooks "?\$OUT"? --branch --commit "?\$SHA"?',
                      write[0]), write[0]
     assert job["env"]["SHA"] == "${{ github.sha }}"
     assert any("pip install -r requirements.txt" in r for r in runs)

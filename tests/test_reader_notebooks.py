@@ -15,14 +15,12 @@ from __future__ import annotations
 
 import json
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
-from reader_notebooks import (  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
+from tools.reader_notebooks import (  # noqa: E402
     EXPLAIN_CLAIMS,
     MYST_SYNTAX_RE,
     Resolver,
@@ -32,7 +30,7 @@ from reader_notebooks import (  # noqa: E402
     reader_notebook,
 )
 
-from conftest import ROOT, chapter_notebooks  # noqa: E402
+pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 GLUE_RE = re.compile(r"\{glue:text\}`([^`:]+)(?::([^`]*))?`")
@@ -160,9 +158,10 @@ def test_a_claim_failing_on_a_changed_seed_is_explained_and_the_notebook_runs_on
     same chapter executed as the build executes it (strict) stops at the claim."""
     import nbformat
     import numpy as np
-    from ensembles_verified import ChapterSeed
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError
+
+    from ensembles_verified import ChapterSeed
 
     failing = next(s for s in range(100) if np.random.default_rng(ChapterSeed(s)("draw")).random() > 0.5)
     md = tmp_path / "chapter.md"

@@ -23,28 +23,27 @@ tools/build_student.py``, after the main build). Then
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from book_builds import student_book  # noqa: E402
 from ensembles_verified.answers import QUESTIONS, answer_key  # noqa: E402
-from exercise_sources import (  # noqa: E402
+from tools.book_builds import student_book  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
+from tools.exercise_sources import (  # noqa: E402  # noqa: E402
+    answer_strings,
     chapter_exercises,
     corpus_windows,
     folder_text,
     html_text,
     normalised,
+    occurs,
     solution_probes,
     visible_sources,
     windows,
 )
-from test_answers import answer_strings, occurs  # noqa: E402
 
-from conftest import ROOT, chapter_notebooks  # noqa: E402
+pytestmark = pytest.mark.book  # read by the stage 'student' of dodo.py, after its product is made
 
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
 

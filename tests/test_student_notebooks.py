@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from exercise_sources import (  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
+from tools.exercise_sources import (  # noqa: E402
     chapter_exercises,
     corpus_windows,
     normalised,
@@ -28,11 +27,9 @@ from exercise_sources import (  # noqa: E402
     visible_sources,
     windows,
 )
+from tools.reader_notebooks import EXPLAIN_CLAIMS  # noqa: E402
 
-from conftest import ROOT, chapter_notebooks  # noqa: E402
-
-sys.path.insert(0, str(ROOT / "tools"))
-from reader_notebooks import EXPLAIN_CLAIMS  # noqa: E402
+pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
 TOOL = ROOT / "tools" / "student_notebooks.py"
 CHAPTERS = [nb.with_suffix(".md") for nb in chapter_notebooks()]
@@ -143,8 +140,7 @@ kernelspec:
 
 
 def student_cells(tmp_path, body: str) -> list[tuple[str, str]]:
-    sys.path.insert(0, str(ROOT / "tools"))
-    from student_notebooks import student_notebook
+    from tools.student_notebooks import student_notebook
 
     md = tmp_path / "chapter.md"
     md.write_text(HEADER + body)

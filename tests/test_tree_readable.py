@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from ensembles_verified.selfcheck import check_best_threshold, check_impurity_decrease
 
 from ensemble_ref import DecisionTreeClassifier, DecisionTreeRegressor
 from ensemble_ref.math.impurity import entropy_impurity, gini_impurity
@@ -21,6 +20,7 @@ from ensemble_ref.trees.readable import (
     pruning_path,
     squared_error,
 )
+from ensembles_verified.selfcheck import check_best_threshold, check_impurity_decrease
 
 
 def _data(rng, N, d):

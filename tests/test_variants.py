@@ -24,14 +24,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from selfcheck_cases import CASES  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ensembles_verified.answers import QUESTIONS, check_answer  # noqa: E402
-from test_answers import answer_strings, occurs  # noqa: E402
-from test_selfcheck import CASES  # noqa: E402
-
-from conftest import ROOT  # noqa: E402
+from tools.chapters import ROOT  # noqa: E402
+from tools.exercise_sources import answer_strings, occurs  # noqa: E402
 
 TOOL = ROOT / "tools" / "variants.py"
 CLASSES = {"a": [101, 102, 103], "b": [201, 202, 203]}

@@ -1,1 +1,4 @@
-"""Scripts and helpers of the book's build and test run; run them from the repository root as ``python -m tools.<name>``."""
+"""Scripts and helpers of the book's build and test run.
+
+Run them from the repository root as ``python -m tools.<name>``.
+"""

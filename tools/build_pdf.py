@@ -2,7 +2,7 @@
 
 Usage (from the repository root, after the HTML build, whose execution cache it reuses)::
 
-    python tools/build_pdf.py
+    python -m tools.build_pdf
 
 Two steps, the way QuantEcon's lectures make their PDF:
 
@@ -30,26 +30,18 @@ import sys
 import time
 from pathlib import Path
 
+from tools.book_builds import jupyter_book
+from tools.system_packages import TEX_PACKAGES, missing_tex
+
 ROOT = Path(__file__).resolve().parents[1]
 LATEX = ROOT / "_build" / "latex"
 OUT = ROOT / "_build" / "pdf"
 NAME = "ensembles-verified"
-TEX_PACKAGES = ["texlive-xetex", "texlive-latex-recommended", "texlive-latex-extra",
-                "texlive-fonts-recommended", "fonts-freefont-otf", "latexmk", "xindy"]
-
-
-def jupyter_book() -> str:
-    exe = Path(sys.executable).with_name("jupyter-book")
-    return str(exe) if exe.exists() else (shutil.which("jupyter-book") or "jupyter-book")
-
-
-def missing_programs() -> list[str]:
-    return [p for p in ("xelatex", "latexmk", "xindy") if shutil.which(p) is None]
 
 
 def build(timeout: int = 1800) -> dict:
-    if missing_programs():
-        raise RuntimeError(f"missing {missing_programs()}: install TeX Live with "
+    if missing_tex():
+        raise RuntimeError(f"missing {missing_tex()}: install TeX Live with "
                            f"'apt-get install -y {' '.join(TEX_PACKAGES)}'")
     start = time.perf_counter()
     proc = subprocess.run([jupyter_book(), "build", ".", "--builder", "latex", "-W", "-n",

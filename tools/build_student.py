@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    python tools/build_student.py            # writes _build/student/html
-    python tools/build_student.py --all      # rebuild every page (the chapters still come from the cache)
+    python -m tools.build_student            # writes _build/student/html
+    python -m tools.build_student --all      # rebuild every page (the chapters still come from the cache)
 
 This is the book's own build (``jupyter-book build . -W -n --keep-going`` with
 ``_config.yml`` and ``_toc.yml``) with one setting changed: sphinx-exercise's

@@ -14,8 +14,8 @@ one a reader installs. This command finds such changes in minutes:
 3. it prints the pinned and the newest version of each library and the chapters'
    failing claims (Markdown), and writes them as JSON (``--out``).
 
-    python tools/library_drift.py                       # scratch environment in a temporary folder
-    python tools/library_drift.py --venv /tmp/drift     # keep (and reuse) the environment
+    python -m tools.library_drift                       # scratch environment in a temporary folder
+    python -m tools.library_drift --venv /tmp/drift     # keep (and reuse) the environment
 
 The exit status is 0 when every claim holds with the newest releases.
 """
@@ -46,8 +46,7 @@ def pinned_versions() -> dict[str, str]:
 
 def library_chapters() -> list[Path]:
     """The formulas appendix and the chapters with a comparison cell."""
-    sys.path.insert(0, str(ROOT / "tools"))
-    from seed_sweep import chapters_in_toc
+    from tools.seed_sweep import chapters_in_toc
 
     return [md for md in chapters_in_toc()
             if "formulas_to_libraries" in md.name or "# Comparison with" in md.read_text(encoding="utf-8")]

@@ -2,9 +2,9 @@
 
 Usage (from the repository root, after the book's build)::
 
-    python tools/reader_notebooks.py _build/reader-notebooks            # a new or empty folder
-    python tools/reader_notebooks.py OUTPUT --student                   # solutions removed
-    python tools/reader_notebooks.py OUTPUT --branch                    # + Binder environment
+    python -m tools.reader_notebooks _build/reader-notebooks            # a new or empty folder
+    python -m tools.reader_notebooks OUTPUT --student                   # solutions removed
+    python -m tools.reader_notebooks OUTPUT --branch                    # + Binder environment
 
 The chapters are MyST notebooks; opened as they are in Jupyter or Colab they show
 MyST's markup (``(label)=``, ``:::{prf:theorem}``, ``{eq}`...```,
@@ -401,8 +401,7 @@ def write_notebooks(output: Path, student: bool = False, branch: bool = False,
                     overwrite: bool = False, root: Path = ROOT, commit: str = "main") -> list[Path]:
     import nbformat
 
-    sys.path.insert(0, str(root / "tools"))
-    from student_notebooks import chapter_sources, check_output_dir, student_notebook
+    from tools.student_notebooks import chapter_sources, check_output_dir, student_notebook
 
     out = check_output_dir(Path(output), overwrite, root)
     refs = load_refs(root / "_build" / "reader" / "refs.json")

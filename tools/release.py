@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    python tools/release.py            # builds what is missing, then packs
-    python tools/release.py --no-build # pack the existing builds only
+    python -m tools.release            # builds what is missing, then packs
+    python -m tools.release --no-build # pack the existing builds only
 
 The version is ``release`` in ``_config.yml``; it must equal ``CITATION.cff``'s
 ``version`` and have a section in ``CHANGELOG.md``. The assets:

@@ -6,10 +6,10 @@ the chapter. This tool executes each chapter's MyST source once per seed, with
 the claims in ``explain`` mode (a failing claim is recorded and the chapter runs
 on, so every failing claim of a run is counted), and reads the claims' ledgers.
 
-    python tools/seed_sweep.py --seeds 20                     # every chapter, seeds 1..20
-    python tools/seed_sweep.py --seeds 10 --first 101 book/05_random_forests.md
-    python tools/seed_sweep.py --seed-list 3 17 book/07_adaboost.md --jobs 2
-    python tools/seed_sweep.py --published                     # each chapter's own seed
+    python -m tools.seed_sweep --seeds 20                     # every chapter, seeds 1..20
+    python -m tools.seed_sweep --seeds 10 --first 101 book/05_random_forests.md
+    python -m tools.seed_sweep --seed-list 3 17 book/07_adaboost.md --jobs 2
+    python -m tools.seed_sweep --published                     # each chapter's own seed
 
 A run passes when no claim failed and no cell raised. The report (Markdown on
 standard output, JSON in ``--out``) gives each chapter's pass rate and every claim

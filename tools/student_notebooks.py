@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    python tools/student_notebooks.py _build/student/notebooks            # a new or empty folder
-    python tools/student_notebooks.py _build/student/notebooks --overwrite
+    python -m tools.student_notebooks _build/student/notebooks            # a new or empty folder
+    python -m tools.student_notebooks _build/student/notebooks --overwrite
 
 Each chapter listed in ``_toc.yml`` (a MyST notebook ``book/NN_name.md``) is read with
 jupytext and written as ``OUTPUT/NN_name.ipynb`` without outputs, with
@@ -185,8 +185,7 @@ def write_student_notebooks(output: Path | str, overwrite: bool = False,
     out = check_output_dir(Path(output), overwrite, root)  # refuse before the slow imports
     import nbformat
 
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from reader_notebooks import load_refs, reader_notebook
+    from tools.reader_notebooks import load_refs, reader_notebook
 
     sources = chapter_sources(root)
     if not sources:

@@ -2,8 +2,8 @@
 
 Usage (from the repository root)::
 
-    python tools/variants.py --seeds 1101 1102 1103 --out _build/variants
-    python tools/variants.py --class-list class.csv --out _build/variants   # columns: name,seed
+    python -m tools.variants --seeds 1101 1102 1103 --out _build/variants
+    python -m tools.variants --class-list class.csv --out _build/variants   # columns: name,seed
 
 Every student gets a seed. For each exercise with an answer check
 (``ensembles_verified.answers``) the seed fixes the exercise's parameters (the
@@ -31,7 +31,6 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 _EXERCISE = re.compile(r"^(:{3,})\{exercise\}[^\n]*\n(?P<body>.*?)^\1[ \t]*$", re.M | re.S)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
@@ -40,8 +39,7 @@ _MODULE = re.compile(r"from\s+(ensemble_ref[\w.]*)\s+import\s+([^\n]+)")
 
 
 def chapter_sources(root: Path = ROOT) -> list[Path]:
-    sys.path.insert(0, str(root / "tools"))
-    from student_notebooks import chapter_sources as sources
+    from tools.student_notebooks import chapter_sources as sources
 
     return sources(root)
 

@@ -150,3 +150,16 @@ def folder_text(folder: Path, skip=lambda relative: False) -> str:
             raw = "\n".join(_json_strings(json.loads(raw)))  # "\\n" escapes are not words
         parts.append(raw)
     return "\n".join(parts)
+
+
+def answer_strings(x: float) -> set[str]:
+    """The ways a number is usually written, with at least three significant digits."""
+    forms = {f"{x:.{k}g}" for k in (3, 4, 5, 6, 8, 12)} | {f"{x:.{k}f}" for k in (2, 3, 4, 5)}
+    forms |= {f"{x:,.0f}", f"{x:.2%}", f"{x:.1%}", repr(float(x))}
+    return {f for f in forms if len(re.sub(r"[^1-9]|^0+", "", f.lstrip("-0.,"))) >= 3
+            and not re.fullmatch(r"-?0\.?0*", f)}
+
+
+def occurs(needle: str, haystack: str) -> bool:
+    """``needle`` as a number of its own in ``haystack`` (not inside a longer number)."""
+    return re.search(rf"(?<![\d.]){re.escape(needle)}(?![\d])", haystack) is not None

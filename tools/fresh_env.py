@@ -20,10 +20,12 @@ for the seed it was written with fails here. Each chapter's mutants
 (``tools/nbval_mutants.py``).
 
 This is the second and last execution of every chapter in a test run (the first
-is the book build, with the published seeds): ``tests/test_binder_env.py`` checks
-that every chapter passed under nbval in the fresh environment, and
-``tests/test_mutations.py`` reads the mutants' results. The nbval log is kept in
-``_build/nbval-fresh-env.log`` and summarised at the end of the test run.
+is the book build, with the published seeds), the stage ``fresh`` of ``dodo.py``
+(``python -m tools.fresh_env``). Its result is written to
+``_build/stages/fresh-result.json``: ``tests/test_binder_env.py`` checks that every
+chapter passed under nbval in the fresh environment, and ``tests/test_mutations.py``
+reads the mutants' results. The nbval log is kept in ``_build/nbval-fresh-env.log``
+and summarised at the end of the test run.
 """
 
 from __future__ import annotations
@@ -37,11 +39,8 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import ROOT, chapter_notebooks  # noqa: E402
-
-# One OpenMP and BLAS thread per kernel, when other work keeps the second core busy.
-ONE_THREAD = {var: "1" for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+from tools.chapters import ROOT, chapter_notebooks
+from tools.stages import ONE_THREAD, STAGES
 
 SKIP_DIRS = {".git", "_build", ".venv", "__pycache__", ".ipynb_checkpoints", ".hypothesis",
              ".pytest_cache", "build", "dist"}
@@ -76,13 +75,13 @@ def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[s
     """Every chapter under nbval (``--nbval-lax``) with the seed ``TEST_SEED``, two pytest
     processes at once, each chapter's mutants branching off its execution; the reports."""
     env = {**env, "ENSEMBLES_VERIFIED_SEED": str(TEST_SEED), "ENSEMBLES_VERIFIED_CLAIMS": "strict",
-           "PYTHONPATH": str(repo / "tools")}
+           "PYTHONPATH": str(repo)}  # the kernels import tools.mutant_checkpoints
     procs = []
     for k, group in enumerate(split_by_cost(notebooks)):
         report = work / f"nbval-{k}.json"
         log = (work / f"nbval-{k}.log").open("w")
         args = [str(python), "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=900",
-                "-p", "nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
+                "-p", "tools.nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
                 "-o", "addopts=", "-rf", "-v", *group]
         procs.append((subprocess.Popen(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
                                        stdout=log, stderr=subprocess.STDOUT), report, log))
@@ -213,3 +212,21 @@ def run(tmp_path: Path) -> dict:
     (ROOT / "_build").mkdir(exist_ok=True)
     (ROOT / "_build" / "nbval-fresh-env.log").write_text(nbval["log"])
     return {**nbval, "venv": venv, "notebooks": notebooks, "times": times, "unpinned": unpinned}
+
+
+RESULT = STAGES / "fresh-result.json"
+
+
+def main() -> int:
+    """Run the fresh environment and write its result (the tests judge it)."""
+    import tempfile
+
+    result = run(Path(tempfile.mkdtemp(prefix="fresh-env-")))
+    RESULT.parent.mkdir(parents=True, exist_ok=True)
+    RESULT.write_text(json.dumps({**result, "venv": str(result["venv"])}, indent=1))
+    print(f"fresh environment: nbval exit {result['returncode']}, {result['times']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

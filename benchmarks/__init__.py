@@ -1,0 +1,1 @@
+"""Speed of ensemble_ref against scikit-learn and xgboost (``python benchmarks/run.py``)."""

@@ -1,0 +1,203 @@
+"""Right and wrong solutions for each self-check of the exercises (used by the self-check
+tests and by the variants' tests)."""
+
+from __future__ import annotations
+
+from math import comb
+
+import numpy as np
+
+from ensemble_ref import majority_error, oob_fraction_exact, prob_no_informative, variance_of_average
+
+
+def _sigmoid(F):
+    return 1.0 / (1.0 + np.exp(-F))
+
+
+def _update(w, y, h, alpha):  # D_t(i) exp(-alpha y_i h_i) / Z_t
+    w = w * np.exp(-alpha * y * h)
+    return w / w.sum()
+
+
+def _gain(G_L, H_L, G_R, H_R, lam, gamma):
+    return 0.5 * (G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam)
+                  - (G_L + G_R) ** 2 / (H_L + H_R + lam)) - gamma
+
+
+def _lower_weighted_median(v, w):
+    order = np.argsort(v)
+    cdf = np.cumsum(w[order])
+    return float(v[order][np.argmax(cdf >= cdf[-1] / 2)])
+
+
+def _upper_weighted_median(v, w):
+    order = np.argsort(v)
+    cdf = np.cumsum(w[order])
+    return float(v[order][np.argmax(cdf > cdf[-1] / 2)])
+
+
+def _majority_error(p, T):
+    return sum(comb(T, t) * p**t * (1 - p) ** (T - t) for t in range(T + 1) if 2 * t < T)
+
+
+def _lazy(module, name):
+    """The reference function ``ensemble_ref.<module>.<name>``, imported when called."""
+    def call(*args):
+        import importlib
+
+        return getattr(importlib.import_module(f"ensemble_ref.{module}"), name)(*args)
+    return call
+
+
+def _oob_mean(in_bag, outputs):
+    out = np.full(outputs.shape[1], np.nan)
+    for i in range(outputs.shape[1]):
+        members = in_bag[:, i] == 0
+        if members.any():
+            out[i] = outputs[members, i].mean()
+    return out
+
+
+def _corrected(predictions, f_test):
+    R = predictions.shape[0]
+    s2 = predictions.var(axis=0, ddof=1)
+    return np.mean((predictions.mean(axis=0) - f_test) ** 2 - s2 / R), np.mean(s2)
+
+
+def _hypergeometric(d, k, m):
+    return np.array([comb(k, j) * comb(d - k, m - j) / comb(d, m) for j in range(min(k, m) + 1)])
+
+
+# check name -> (correct solutions, wrong solutions); the check's own arguments after the function
+CASES = {
+    "check_majority_vote": (
+        [lambda votes: np.sign(votes.sum(axis=0)),
+         lambda votes: np.where((votes > 0).sum(axis=0) > votes.shape[0] / 2, 1, -1)],
+        [lambda votes: votes[0],                     # one member
+         lambda votes: votes.mean(axis=0)],          # the mean, not its sign
+    ),
+    "check_ambiguity": (
+        [lambda h: h.var(axis=0), lambda h: ((h - h.mean(axis=0)) ** 2).mean(axis=0)],
+        [lambda h: h.var(axis=0, ddof=1),            # divisor M - 1
+         lambda h: (h ** 2).mean(axis=0)],           # around zero
+    ),
+    "check_bias_variance": (
+        [_corrected],
+        [lambda P, f: (np.mean((P.mean(axis=0) - f) ** 2), np.mean(P.var(axis=0, ddof=1))),
+         lambda P, f: (_corrected(P, f)[0], np.mean(P.var(axis=0)))],
+    ),
+    "check_oob_prediction": (
+        [_oob_mean],
+        [lambda in_bag, outputs: outputs.mean(axis=0),
+         lambda in_bag, outputs: np.nan_to_num(_oob_mean(in_bag, outputs))],
+    ),
+    "check_informative_count_pmf": (
+        [_hypergeometric],
+        [lambda d, k, m: np.array([comb(m, j) * (k / d) ** j * (1 - k / d) ** (m - j)
+                                   for j in range(min(k, m) + 1)])],
+    ),
+    "check_condorcet_bound": (
+        [lambda p, T: 0.5 * (1 - 4 * (p - 0.5) ** 2) ** (T / 2)],
+        [lambda p, T: np.exp(-2 * T * (p - 0.5) ** 2),  # Hoeffding's weaker bound
+         lambda p, T: (1 - 4 * (p - 0.5) ** 2) ** (T / 2)],
+    ),
+    "check_soft_vote": (
+        [lambda P, w: np.einsum("m,mnk->nk", w, P) / w.sum()],
+        [lambda P, w: np.einsum("m,mnk->nk", w, P), lambda P, w: P.mean(axis=0)],
+    ),
+    "check_gradient_histogram": (
+        [lambda codes, g, h, B: np.stack([
+            np.stack([np.bincount(codes[:, j], weights=g, minlength=B),
+                      np.bincount(codes[:, j], weights=h, minlength=B)], axis=-1)
+            for j in range(codes.shape[1])])],
+        [lambda codes, g, h, B: np.stack([
+            np.stack([np.bincount(codes[:, j], weights=g, minlength=B),
+                      np.bincount(codes[:, j], minlength=B).astype(float)], axis=-1)
+            for j in range(codes.shape[1])])],
+    ),
+    "check_histogram_gains": (
+        [lambda hist, lam, gamma: np.array([
+            _gain(hist[:b + 1, 0].sum(), hist[:b + 1, 1].sum(), hist[b + 1:, 0].sum(),
+                  hist[b + 1:, 1].sum(), lam, gamma) for b in range(len(hist) - 1)])],
+        [lambda hist, lam, gamma: np.array([
+            _gain(hist[b, 0], hist[b, 1], hist[:, 0].sum() - hist[b, 0],
+                  hist[:, 1].sum() - hist[b, 1], lam, gamma) for b in range(len(hist) - 1)])],
+    ),
+    "check_log_odds_weights": (
+        [lambda p: np.log(p) - np.log1p(-p)],
+        [lambda p: p, lambda p: p / (1 - p)],
+    ),
+    "check_oob_fraction": (
+        [oob_fraction_exact, lambda N: (1 - 1 / N) ** N],
+        [lambda N: np.exp(-1.0),                      # the limit, not the finite-N value
+         lambda N: (1 - 1 / N) ** (N - 1),            # off by one draw
+         lambda N: 1 - (1 - 1 / N) ** N],             # the in-bag probability
+    ),
+    "check_prob_no_informative": (
+        [prob_no_informative, lambda d, k, m: comb(d - k, m) / comb(d, m)],
+        [lambda d, k, m: (1 - k / d) ** m,            # drawing with replacement
+         lambda d, k, m: comb(d - k, m) / comb(d, k)],  # wrong denominator
+    ),
+    "check_variance_of_average": (
+        [variance_of_average, lambda s2, rho, M: rho * s2 + (1 - rho) * s2 / M],
+        [lambda s2, rho, M: s2 / M,                   # ignores the correlation
+         lambda s2, rho, M: rho * s2 + s2 / M],       # forgets the (1 - rho)
+    ),
+    "check_condorcet": (
+        [majority_error, _majority_error],
+        [lambda p, T: 1 - _majority_error(p, T),      # the accuracy, not the error
+         lambda p, T: sum(comb(T, t) * p**t * (1 - p) ** (T - t)
+                          for t in range(T + 1) if 2 * t <= T + 1)],  # counts a bare majority as wrong
+    ),
+    "check_adaboost_alpha": (
+        [_lazy("math.adaboost", "adaboost_alpha"), lambda eps: 0.5 * np.log((1 - eps) / eps)],
+        [lambda eps: np.log((1 - eps) / eps),         # without the 1/2
+         lambda eps: 0.5 * np.log(eps / (1 - eps))],  # inverted ratio
+    ),
+    "check_adaboost_weight_update": (
+        [_update, lambda w, y, h, alpha: _lazy("math.boosting_theory", "reweight_misclassified")(
+            w, h != y, 2 * alpha)],
+        [lambda w, y, h, alpha: w * np.exp(-alpha * y * h),  # not normalised
+         lambda w, y, h, alpha: _update(w, y, h, -alpha),   # sign error: the right points gain
+         lambda w, y, h, alpha: _update(w, y, h, 2 * alpha)],  # beta where alpha belongs
+    ),
+    "check_loss_gradient": (
+        [_lazy("math.losses", "log_loss_gradient"), lambda y, F: _sigmoid(F) - y],
+        [lambda y, F: y - _sigmoid(F),                # the negative gradient (the residual)
+         lambda y, F: _sigmoid(F)],                   # forgets the label
+    ),
+    "check_loss_hessian": (
+        [_lazy("math.losses", "log_loss_hessian"), lambda y, F: _sigmoid(F) * (1 - _sigmoid(F))],
+        [lambda y, F: np.ones_like(F),                # the squared error's hessian
+         lambda y, F: _sigmoid(F) * (1 - y)],         # mixes in the label
+    ),
+    "check_gini_impurity": (
+        [_lazy("math.impurity", "gini_impurity"), lambda c: 1 - np.sum((c / c.sum()) ** 2)],
+        [lambda c: 1 - np.sum(c / c.sum()),           # forgets the square
+         lambda c: -np.sum((p := c[c > 0] / c.sum()) * np.log2(p)),  # the entropy
+         lambda c: 1 - np.sum(c**2) / c.size**2],     # divides by the number of classes
+    ),
+    "check_newton_leaf_value": (
+        [_lazy("math.gradient_boosting", "newton_leaf_value"), lambda r, h: r.sum() / h.sum()],
+        [lambda r, h: r.mean(),                       # the first-order (gradient) leaf
+         lambda r, h: np.mean(r / h),                 # the mean of per-sample Newton steps
+         lambda r, h: -r.sum() / h.sum()],            # the gradient's sign
+    ),
+    "check_weighted_median": (
+        [_lazy("math.gradient_boosting", "weighted_median"), _lower_weighted_median],
+        [lambda v, w: float(np.median(v)),            # ignores the weights
+         lambda v, w: float(np.average(v, weights=w)),  # the weighted mean
+         _upper_weighted_median],                      # the right end of the interval
+    ),
+    "check_leaf_weight": (
+        [_lazy("math.second_order", "leaf_weight"), lambda G, H, lam: -G / (H + lam)],
+        [lambda G, H, lam: -G / H if H else 0.0,      # forgets lambda
+         lambda G, H, lam: G / (H + lam)],            # sign error
+    ),
+    "check_split_gain": (
+        [_lazy("math.second_order", "split_gain"), _gain],
+        [lambda *a: 2 * _gain(*a) + a[-1],            # without the 1/2
+         lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, lam, 0.0),  # no gamma
+         lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, 0.0, gamma)],  # no lambda
+    ),
+}

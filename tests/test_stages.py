@@ -1,0 +1,61 @@
+"""The test run's layout: pytest runs tests, ``dodo.py`` runs the stages.
+
+* Every book-level test file (``pytestmark = pytest.mark.book``) is run by the stage
+  that makes what it reads, and only book-level files are listed there; every other
+  test file runs in the ``unit`` stage.
+* Tests are only tests: no test edits ``sys.path``, imports another test module, or
+  installs system packages (the ``system`` stage does).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+import dodo
+from tools.chapters import ROOT
+
+TESTS = sorted((ROOT / "tests").glob("*.py"))
+
+
+def _marked_book(path) -> bool:
+    return re.search(r"^pytestmark = pytest\.mark\.book\b", path.read_text(), flags=re.M) is not None
+
+
+def test_every_book_level_file_is_run_by_the_stage_that_makes_what_it_reads():
+    listed = [f for files in dodo.READS.values() for f in files]
+    assert len(listed) == len(set(listed)), "a test file is listed in two stages"
+    marked = {p.relative_to(ROOT).as_posix() for p in TESTS if _marked_book(p)}
+    # test_mutations.py holds both: fast tests of the mutants, and two book-level ones
+    assert marked == set(listed) - {"tests/test_mutations.py"}, (
+        f"marked book but in no stage: {sorted(marked - set(listed))}; "
+        f"in a stage but not marked book: {sorted(set(listed) - marked - {'tests/test_mutations.py'})}")
+    for stage in dodo.READS:
+        assert stage in dodo.ORDER and hasattr(dodo, f"task_{stage}")
+
+
+def test_stages_need_only_earlier_stages():
+    tasks = {name: getattr(dodo, f"task_{name}")() for name in dodo.ORDER}
+    for k, name in enumerate(dodo.ORDER):
+        earlier = set(dodo.ORDER[:k])
+        assert set(tasks[name]["task_dep"]) <= earlier, f"{name} needs a later stage"
+
+
+def test_tests_are_only_tests():
+    problems = []
+    for path in TESTS:
+        text = path.read_text()
+        tree = ast.parse(text)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("test_"):
+                problems.append(f"{path.name} imports the test module {node.module}")
+            if isinstance(node, ast.Import):
+                problems += [f"{path.name} imports the test module {a.name}" for a in node.names
+                             if a.name.startswith("test_")]
+            if isinstance(node, ast.Attribute) and node.attr == "path" and \
+                    isinstance(node.value, ast.Name) and node.value.id == "sys":
+                problems.append(f"{path.name} uses sys.path (line {node.lineno})")
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                    re.search(r"\bapt(-get)? +install\b", node.value) and path.name != "test_stages.py":
+                problems.append(f"{path.name} installs system packages (line {node.lineno})")
+    assert not problems, "\n".join(problems)
