@@ -104,3 +104,74 @@ def test_algorithms_never_import_the_runtime_and_never_only_reexport(path):
     defines = [n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))
                or isinstance(n, ast.Assign) and not any(getattr(t, "id", "") == "__all__" for t in n.targets)]
     assert defines, f"{path.relative_to(ROOT)} defines nothing: a module only re-exporting is not allowed"
+
+
+# ------------------------------------------------------------------ layers and cycles
+
+RANK = {"core": 0, "datasets": 1, "math": 2, "trees": 3, "ensembles": 4}
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """``{module: modules of ensemble_ref it imports}`` (relative imports resolved)."""
+    graph = {}
+    for path in _modules():
+        name = _module_name(path)
+        package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+        targets = set()
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        typing_only = {id(n) for block in ast.walk(tree) if isinstance(block, ast.If)
+                       and getattr(block.test, "id", "") == "TYPE_CHECKING" for n in ast.walk(block)}
+        for node in ast.walk(tree):
+            if id(node) in typing_only:  # annotations only: not an import at run time
+                continue
+            if isinstance(node, ast.ImportFrom):
+                base = package[:len(package) - node.level + 1] if node.level else []
+                target = ".".join(base + ([node.module] if node.module else []))
+                targets |= {target} if not node.level or node.module else \
+                    {f"{target}.{a.name}" for a in node.names}
+            elif isinstance(node, ast.Import):
+                targets |= {a.name for a in node.names}
+        graph[name] = {t for t in targets if t.split(".")[0] == "ensemble_ref" and t != name}
+    return graph
+
+
+def _layer(module: str) -> int:
+    parts = module.split(".")
+    return RANK.get(parts[1], 5) if len(parts) > 1 else 5  # the top-level __init__ is above all
+
+
+def test_no_import_runs_back_up_a_layer():
+    upward = [f"{m} -> {t}" for m, targets in import_graph().items() for t in targets
+              if _layer(t) > _layer(m)]
+    assert not upward, "imports that run back up a layer:\n" + "\n".join(sorted(upward))
+
+
+def test_the_import_graph_has_no_cycle():
+    graph = import_graph()
+    known = set(graph)
+
+    def resolve(t):  # a name imported from a package's __init__ counts as the package
+        while t not in known and "." in t:
+            t = t.rsplit(".", 1)[0]
+        return t
+
+    edges = {m: {resolve(t) for t in ts} - {m} for m, ts in graph.items()}
+    state: dict[str, int] = {}
+
+    def visit(m, trail):
+        state[m] = 1
+        for t in edges.get(m, ()):
+            if state.get(t) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(trail + [m, t]))
+            if t not in state:
+                visit(t, trail + [m])
+        state[m] = 2
+
+    for m in sorted(edges):
+        if m not in state:
+            visit(m, [])
