@@ -68,6 +68,66 @@ def _hypergeometric(d, k, m):
     return np.array([comb(k, j) * comb(d - k, m - j) / comb(d, m) for j in range(min(k, m) + 1)])
 
 
+def _top_k(gate, k, largest=True, renormalise=True):
+    chosen = np.argsort(-gate if largest else gate, axis=1, kind="stable")[:, :k]
+    values = np.take_along_axis(gate, chosen, axis=1)
+    out = np.zeros_like(gate)
+    np.put_along_axis(out, chosen, values / values.sum(axis=1, keepdims=True) if renormalise else values,
+                      axis=1)
+    return out
+
+
+def _balance(gate, assignment):
+    n, E = gate.shape
+    return E * float(np.bincount(assignment, minlength=E) / n @ gate.mean(axis=0))
+
+
+def _goss(g, a, b, rng, factor=None, key=np.abs):
+    n = len(g)
+    top_k, other_k = max(1, int(np.floor(n * a + 1e-9))), int(np.floor(n * b + 1e-9))
+    order = np.argsort(-key(g), kind="stable")
+    w = np.zeros(n)
+    w[order[:top_k]] = 1.0
+    w[rng.choice(order[top_k:], size=other_k, replace=False)] = (n - top_k) / other_k if factor is None \
+        else factor
+    return w
+
+
+def _ordered_ts(categories, y, permutation, prior, prior_weight, own=False):
+    sums, counts, out = {}, {}, np.empty(len(y))
+    for i in permutation:
+        c = categories[i]
+        if own:
+            sums[c], counts[c] = sums.get(c, 0.0) + y[i], counts.get(c, 0) + 1
+        out[i] = (sums.get(c, 0.0) + prior_weight * prior) / (counts.get(c, 0) + prior_weight)
+        if not own:
+            sums[c], counts[c] = sums.get(c, 0.0) + y[i], counts.get(c, 0) + 1
+    return out
+
+
+def _gini(c):
+    return 1 - np.sum((c / c.sum()) ** 2)
+
+
+def _gini_decrease(cl, cr, weighted=True):
+    W_L, W_R = cl.sum(), cr.sum()
+    if not weighted:
+        return _gini(cl + cr) - (_gini(cl) + _gini(cr)) / 2
+    return _gini(cl + cr) - W_L / (W_L + W_R) * _gini(cl) - W_R / (W_L + W_R) * _gini(cr)
+
+
+def _best_threshold(x, y, weighted=True):
+    xs, ys = x[np.argsort(x)], y[np.argsort(x)]
+    best, s_best = np.inf, None
+    for i in range(1, len(x)):
+        if xs[i] > xs[i - 1]:
+            score = i * ys[:i].var() + (len(x) - i) * ys[i:].var() if weighted else \
+                ys[:i].var() + ys[i:].var()
+            if s_best is None or score < best - 1e-12 * abs(best):
+                best, s_best = score, (xs[i - 1] + xs[i]) / 2
+    return s_best
+
+
 # check name -> (correct solutions, wrong solutions); the check's own arguments after the function
 CASES = {
     "check_majority_vote": (
@@ -199,5 +259,45 @@ CASES = {
         [lambda *a: 2 * _gain(*a) + a[-1],            # without the 1/2
          lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, lam, 0.0),  # no gamma
          lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, 0.0, gamma)],  # no lambda
+    ),
+    "check_responsibilities": (
+        [_lazy("math.mixture", "responsibilities"),
+         lambda gate, log_density: (j := gate * np.exp(log_density)) / j.sum(axis=1, keepdims=True)],
+        [lambda gate, log_density: gate * np.exp(log_density),  # not normalised
+         lambda gate, log_density: gate],                        # the likelihood left out
+    ),
+    "check_top_k_gate": (
+        [_lazy("math.mixture", "top_k_gate"), _top_k],
+        [lambda gate, k: _top_k(gate, k, renormalise=False),     # not renormalised
+         lambda gate, k: _top_k(gate, k, largest=False)],        # the k smallest
+    ),
+    "check_load_balancing_loss": (
+        [_lazy("math.mixture", "load_balancing_loss"), _balance],
+        [lambda gate, assignment: _balance(gate, assignment) / gate.shape[1],  # without the factor E
+         lambda gate, assignment: _balance(gate, assignment) * gate.shape[0]],  # counts, not fractions
+    ),
+    "check_goss_weights": (
+        [_lazy("math.sampling", "goss_weights"), _goss],
+        [lambda g, a, b, rng: _goss(g, a, b, rng, factor=1.0),   # no reweighting
+         lambda g, a, b, rng: _goss(g, a, b, rng, key=lambda v: v),  # the largest g, not |g|
+         lambda g, a, b, rng: _goss(g, a, b, np.random.default_rng(0))],  # rng not used
+    ),
+    "check_ordered_target_statistic": (
+        [_lazy("math.target_statistics", "ordered_target_statistic"), _ordered_ts],
+        [lambda categories, y, permutation, prior, prior_weight:  # the row's own target included
+         _ordered_ts(categories, y, permutation, prior, prior_weight, own=True),
+         lambda categories, y, permutation, prior, prior_weight:  # the prior left out
+         _ordered_ts(categories, y, permutation, 0.0, prior_weight)],
+    ),
+    "check_impurity_decrease": (
+        [_gini_decrease],
+        [lambda cl, cr: _gini_decrease(cl, cr, weighted=False),  # the children not weighted
+         lambda cl, cr: _gini_decrease(cl, cr) - _gini(cl + cr)],   # without the parent's impurity
+    ),
+    "check_best_threshold": (
+        [_best_threshold],
+        [lambda x, y: x[x <= _best_threshold(x, y)].max(),       # a data value, not the midpoint
+         lambda x, y: _best_threshold(x, y, weighted=False),     # var(L) + var(R) unweighted
+         lambda x, y: float(np.max(x))],                         # an empty child
     ),
 }

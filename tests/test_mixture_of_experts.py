@@ -277,7 +277,7 @@ def test_selfchecks_explain_typical_mistakes(check, wrong, hint):
     with pytest.raises(AssertionError) as info:
         check(wrong)
     message = str(info.value)
-    assert "eq-moe" in message and "expected" in message and "got" in message and "case" in message
+    assert "eq-moe" in message and "expected" in message and "received" in message and "case" in message
     assert hint in message
 
 

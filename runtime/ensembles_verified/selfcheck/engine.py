@@ -1,12 +1,25 @@
 r"""The engine of the self-checks: calling a student's function on cases and comparing.
 
 Shared by the self-checks of every chapter (:mod:`ensembles_verified.selfcheck`):
-``_run`` calls the function on every case, compares its answers with the
-reference and explains the first disagreement.
+``_seed`` turns ``random_state`` into the generator of the random cases, ``_run``
+calls the function on every case, compares its answers with the reference and
+explains the first disagreement in one format::
+
+    check_name: case k of N, your_function(arguments of the case)
+      formula: the equation of the chapter (and, for some checks, its terms on this case)
+      expected: ...
+      received: ...
+      (why they differ: the first difference, the tolerance, the usual mistake it matches)
+      (random_state=... repeats these cases)
+
+A check whose answer cannot be compared number by number (a random sample, a
+threshold judged by the split it makes) passes its own comparison to ``_run``;
+everything else (the call, the messages, the confirmation) is the engine's.
 """
 
 from __future__ import annotations
 
+import copy
 import inspect
 from typing import Any, Callable, Sequence
 
@@ -16,6 +29,11 @@ import numpy as np
 
 
 def _fmt(value: Any) -> str:
+    if isinstance(value, np.random.Generator):
+        seq = getattr(value.bit_generator, "seed_seq", None)
+        if isinstance(getattr(seq, "entropy", None), int) and not seq.spawn_key:
+            return f"np.random.default_rng({seq.entropy})"
+        return "a numpy.random.Generator"
     arr = np.asarray(value)
     if arr.ndim == 0:
         x = arr.item()
@@ -32,7 +50,10 @@ def _call_text(kwargs: dict) -> str:
 
 
 def _fresh(kwargs: dict) -> dict:
-    return {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in kwargs.items()}
+    """Copies of the case's arrays and generators: a call cannot change the case."""
+    return {k: (v.copy() if isinstance(v, np.ndarray) else
+                copy.deepcopy(v) if isinstance(v, np.random.Generator) else v)
+            for k, v in kwargs.items()}
 
 
 def _check_callable(student_fn: Any, n_args: int, name: str) -> None:
@@ -77,63 +98,98 @@ def _matches(got: np.ndarray, value: Any, rtol: float, atol: float) -> bool:
     return v.shape == got.shape and bool(np.all(np.abs(got - v) <= atol + rtol * np.abs(v)))
 
 
+def _answer(student_fn: Callable, case: dict, where: str, expected: Any, tail: str,
+            single: bool) -> np.ndarray:
+    """The student's answer on ``case`` as an array of floats, or the AssertionError saying why not."""
+    shown = expected if isinstance(expected, str) else _fmt(expected)
+    try:
+        received = student_fn(*_fresh(case).values())
+    except Exception as exc:  # the student's error, reported with the case that caused it
+        raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}{tail}") from exc
+    if received is None:
+        raise AssertionError(f"{where}\n  expected: {shown}\n  received: None "
+                             f"(does your function return its result?){tail}")
+    try:
+        got = np.asarray(received)
+    except (TypeError, ValueError):  # ragged sequences
+        got = np.asarray(None)
+    if got.dtype.kind not in "biuf":
+        raise AssertionError(f"{where}\n  expected: {shown}\n  received: "
+                             f"{received!r}, which is not a number or an array of numbers{tail}")
+    got = got.astype(float)
+    return got.reshape(()) if single and got.size == 1 else got
+
+
+def _mistake(got: np.ndarray, expected: np.ndarray, case: dict, mistakes: Sequence[tuple[str, Callable]],
+             rtol: float, atol: float) -> str:
+    """The line naming the first of ``mistakes`` that gives ``got`` (and not ``expected``), or ''."""
+    for description, wrong in mistakes:
+        try:
+            with np.errstate(all="ignore"):
+                value = wrong(**_fresh(case))
+        except Exception:  # a mistake that cannot be evaluated on this case
+            continue
+        if _matches(got, value, max(rtol, 1e-9), max(atol, 1e-12)) and \
+                not _matches(expected, value, rtol, atol):
+            return f"\n  your value is what {description} gives."
+    return ""
+
+
+def _compare_numbers(got: np.ndarray, expected: np.ndarray, case: dict, reference_name: str,
+                     rtol: float, atol: float, mistakes: Sequence[tuple[str, Callable]]
+                     ) -> tuple[str, str, str] | None:
+    """``None`` when ``got`` agrees with ``expected`` elementwise; else (expected, received, why)."""
+    if got.shape != expected.shape:
+        return f"{_fmt(expected)} (shape {expected.shape})", f"{_fmt(got)} (shape {got.shape})", ""
+    same_nan = np.isnan(expected) & np.isnan(got)
+    ok = same_nan | (np.isfinite(got) & (np.abs(got - expected) <= atol + rtol * np.abs(expected)))
+    if ok.all():
+        return None
+    detail = ""
+    if got.ndim:
+        first = int(np.flatnonzero(~ok.ravel())[0])
+        detail = (f"\n  first difference at index {first}: expected "
+                  f"{expected.ravel()[first]:.12g}, received {got.ravel()[first]:.12g}")
+    detail += f"\n  tolerance: |received - expected| <= {atol:g} + {rtol:g} |expected|"
+    return (f"{_fmt(expected)}   ({reference_name})", _fmt(got),
+            detail + _mistake(got, expected, case, mistakes, rtol, atol))
+
+
 def _run(name: str, student_fn: Callable, cases: Sequence[dict], reference: Callable,
-         reference_name: str, *, formula: str = "", rtol: float = 1e-9, atol: float = 1e-12,
-         mistakes: Sequence[tuple[str, Callable]] = (), repeat: str = "") -> None:
+         reference_name: str, *, formula: str | Callable[..., str] = "", rtol: float = 1e-9,
+         atol: float = 1e-12, mistakes: Sequence[tuple[str, Callable]] = (), repeat: str = "",
+         compare: Callable[[np.ndarray, Any, dict], tuple[str, str, str] | None] | None = None,
+         single: bool = False) -> None:
     """Call ``student_fn(**case)`` (positionally) and ``reference(**case)`` on every case.
 
-    A failure names the case, the formula (``formula``, by its equation label),
-    the expected value and the value received, and, when the value received is
-    what one of ``mistakes`` (pairs of a description and a function of the same
-    arguments) gives, that mistake.
+    A failure names the case, the formula (``formula``, by its equation label;
+    a function of the case's arguments gives a text for each case), the expected
+    value and the value received, and, when the value received is what one of
+    ``mistakes`` (pairs of a description and a function of the same arguments)
+    gives, that mistake. ``single``: the answer is one number, and an array of
+    one element is taken as that number.
+
+    ``compare(got, expected, case)`` replaces the comparison number by number (and
+    ``mistakes``): it gets the answer as an array of floats and what ``reference``
+    returned (a text is shown as it is), and returns ``None`` when they agree or
+    the texts ``(expected, received, why)`` of the failure, ``why`` being the
+    lines that explain it (each starting with a new line), or ``""``.
     """
     _check_callable(student_fn, len(cases[0]), name)
     tail = f"\n  ({repeat})" if repeat else ""
-    rule = f"\n  formula: {formula}" if formula else ""
     for number, case in enumerate(cases, start=1):
-        where = f"{name}: case {number} of {len(cases)}, {_call_text(case)}{rule}"
-        expected = np.asarray(reference(**_fresh(case)), dtype=float)
-        try:
-            received = student_fn(*_fresh(case).values())
-        except Exception as exc:  # the student's error, reported with the case that caused it
-            raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}{tail}") from exc
-        if received is None:
-            raise AssertionError(f"{where}\n  expected: {_fmt(expected)}\n  received: None "
-                                 f"(does your function return its result?){tail}")
-        try:
-            got = np.asarray(received)
-        except (TypeError, ValueError):  # ragged sequences
-            got = np.asarray(None)
-        if got.dtype.kind not in "biuf":
-            raise AssertionError(f"{where}\n  expected: {_fmt(expected)}\n  received: "
-                                 f"{received!r}, which is not a number or an array of numbers{tail}")
-        got = got.astype(float)
-        if got.shape != expected.shape:
-            raise AssertionError(f"{where}\n  expected: {_fmt(expected)} (shape "
-                                 f"{expected.shape})\n  received: {_fmt(got)} (shape {got.shape})"
-                                 f"{tail}")
-        same_nan = np.isnan(expected) & np.isnan(got)
-        ok = same_nan | (np.isfinite(got) & (np.abs(got - expected) <= atol + rtol * np.abs(expected)))
-        if not ok.all():
-            detail = ""
-            if got.ndim:
-                first = int(np.flatnonzero(~ok.ravel())[0])
-                detail = (f"\n  first difference at index {first}: expected "
-                          f"{expected.ravel()[first]:.12g}, received {got.ravel()[first]:.12g}")
-            hint = ""
-            for description, wrong in mistakes:
-                try:
-                    with np.errstate(all="ignore"):
-                        value = wrong(**_fresh(case))
-                except Exception:  # a mistake that cannot be evaluated on this case
-                    continue
-                if _matches(got, value, max(rtol, 1e-9), max(atol, 1e-12)) and \
-                        not _matches(expected, value, rtol, atol):
-                    hint = f"\n  your value is what {description} gives."
-                    break
-            raise AssertionError(f"{where}\n  expected: {_fmt(expected)}   ({reference_name})\n"
-                                 f"  received: {_fmt(got)}{detail}\n  tolerance: |received - "
-                                 f"expected| <= {atol:g} + {rtol:g} |expected|{hint}{tail}")
+        rule = formula(**case) if callable(formula) else formula
+        where = f"{name}: case {number} of {len(cases)}, {_call_text(case)}"
+        where += f"\n  formula: {rule}" if rule else ""
+        expected = reference(**_fresh(case))
+        if compare is None:
+            expected = np.asarray(expected, dtype=float)
+        got = _answer(student_fn, case, where, expected, tail, single)
+        failure = (compare(got, expected, case) if compare is not None else
+                   _compare_numbers(got, expected, case, reference_name, rtol, atol, mistakes))
+        if failure is not None:
+            wanted, received, why = failure
+            raise AssertionError(f"{where}\n  expected: {wanted}\n  received: {received}{why}{tail}")
     print(f"\u2714 {name}: your function agrees with {reference_name} on all {len(cases)} cases.")
 
 

@@ -1,13 +1,13 @@
 r"""Self-checks for the coding exercises of the chapter *Mixture of experts*.
 
 Each check calls your function on random cases drawn from a seeded generator
-(change ``random_state`` for new ones) and on a few edge cases, and compares
-every answer with the formula of the chapter as implemented in
-:mod:`ensemble_ref.math.mixture`. When all cases agree it prints one line
-starting with ``✔``; at the first disagreement it raises an ``AssertionError``
-that names the formula (by its equation in the chapter), shows the case, the
-expected answer and yours, and, when your answer matches a usual mistake, says
-which::
+(another ``random_state`` gives other cases, ``None`` new ones on every call) and
+on a few edge cases, and compares every answer with the formula of the chapter as
+implemented in :mod:`ensemble_ref.math.mixture`. When all cases agree it prints
+one line starting with ``✔``; at the first disagreement it raises an
+``AssertionError`` that shows the case, names the formula (by its equation in the
+chapter), shows the expected answer and yours, and, when your answer matches a
+usual mistake, says which::
 
     >>> from ensembles_verified.selfcheck import check_responsibilities
     >>> import numpy as np
@@ -15,76 +15,23 @@ which::
     ...     joint = gate * np.exp(log_density)
     ...     return joint / joint.sum(axis=1, keepdims=True)
     >>> check_responsibilities(my_responsibilities)  # doctest: +ELLIPSIS
-    ✔ check_responsibilities: your function agrees with eq-moe-responsibility on all ... cases.
+    ✔ check_responsibilities: your function agrees with ensemble_ref.math.mixture.responsibilities on all ... cases.
 
-Two answers agree when ``|yours - expected| <= atol + rtol * |expected|``
+Two answers agree when ``|received - expected| <= atol + rtol * |expected|``
 elementwise, with equal shapes.
 """
 
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable
 
 import numpy as np
 
-from ensemble_ref.core.validation import check_random_state
 from ensemble_ref.math.mixture import load_balancing_loss, responsibilities, top_k_gate
 
-from .engine import _check_callable
+from .engine import _run, _seed
 
 __all__ = ["check_responsibilities", "check_top_k_gate", "check_load_balancing_loss"]
-
-
-def _fmt(value: Any) -> str:
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return f"{arr.item():.10g}" if arr.dtype.kind == "f" else repr(arr.item())
-    with np.printoptions(precision=6, threshold=24, linewidth=90, suppress=True):
-        return np.array2string(arr, separator=", ")
-
-
-def _run(name: str, formula: str, student_fn: Callable, cases: Sequence[dict],
-         reference: Callable, mistakes: Sequence[tuple[str, Callable]] = (), *,
-         rtol: float = 1e-9, atol: float = 1e-12) -> None:
-    """Compare ``student_fn(*case.values())`` with ``reference(**case)`` case by case."""
-    _check_callable(student_fn, len(cases[0]), name)
-    for number, case in enumerate(cases, start=1):
-        fresh = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in case.items()}
-        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in case.items())
-        where = f"{name}: {formula}, case {number} of {len(cases)}:\n  your_function({shown})"
-        expected = np.asarray(reference(**case), dtype=float)
-        try:
-            received = student_fn(*fresh.values())
-        except Exception as exc:  # the student's error, with the case that caused it
-            raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}") from exc
-        if received is None:
-            raise AssertionError(f"{where}\n  expected: {_fmt(expected)}\n  got: None "
-                                 "(does your function return its result?)")
-        got = np.asarray(received)
-        if got.dtype.kind not in "biuf":
-            raise AssertionError(f"{where}\n  expected: {_fmt(expected)}\n  got: {received!r}, "
-                                 "which is not a number or an array of numbers")
-        got = got.astype(float)
-        if got.shape != expected.shape:
-            raise AssertionError(f"{where}\n  expected shape {expected.shape}: {_fmt(expected)}\n"
-                                 f"  got shape {got.shape}: {_fmt(got)}")
-        ok = np.isfinite(got) & (np.abs(got - expected) <= atol + rtol * np.abs(expected))
-        if ok.all():
-            continue
-        first = int(np.flatnonzero(~ok.ravel())[0])
-        detail = (f"\n  first difference at flat index {first}: expected "
-                  f"{expected.ravel()[first]:.10g}, got {got.ravel()[first]:.10g}"
-                  if got.ndim else "")
-        hint = ""
-        for description, wrong in mistakes:
-            guess = np.asarray(wrong(**case), dtype=float)
-            if guess.shape == got.shape and np.allclose(got, guess, rtol=1e-7, atol=1e-10):
-                hint = f"\n  your answer is what {description} gives."
-                break
-        raise AssertionError(f"{where}\n  expected: {_fmt(expected)}\n  got:      {_fmt(got)}"
-                             f"{detail}\n  tolerance: |got - expected| <= {atol:g} + {rtol:g} "
-                             f"|expected|{hint}")
-    print(f"\u2714 {name}: your function agrees with {formula} on all {len(cases)} cases.")
 
 
 def _random_gate(rng: np.random.Generator, n: int, E: int, concentration: float) -> np.ndarray:
@@ -117,8 +64,8 @@ def check_responsibilities(student_fn: Callable[[np.ndarray, np.ndarray], np.nda
         ``gate[i, e]`` is :math:`g_e(x_i)` (rows sum to one) and
         ``log_density[i, e]`` is :math:`\log p_e(y_i \mid x_i)`. It returns
         :math:`r_{ie} = g_e(x_i) p_e(y_i \mid x_i) / \sum_f g_f(x_i) p_f(y_i \mid x_i)`.
-    random_state : int or numpy.random.Generator, default=0
-        Seeds the random cases.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the random cases (``None``: new cases on every call).
 
     Notes
     -----
@@ -126,7 +73,7 @@ def check_responsibilities(student_fn: Callable[[np.ndarray, np.ndarray], np.nda
     ``eq-moe-responsibility``). Recognised mistakes: the numerator without the
     normalisation, the densities alone (no gate), and the gate alone.
     """
-    rng = check_random_state(random_state)
+    rng, repeat = _seed(random_state)
     mistakes = [
         ("g_e p_e without dividing by the sum over experts (no normalisation)",
          lambda gate, log_density: gate * np.exp(log_density)),
@@ -134,8 +81,10 @@ def check_responsibilities(student_fn: Callable[[np.ndarray, np.ndarray], np.nda
          lambda gate, log_density: np.exp(log_density) / np.exp(log_density).sum(1, keepdims=True)),
         ("the gate alone (the likelihood left out)", lambda gate, log_density: gate),
     ]
-    _run("check_responsibilities", "eq-moe-responsibility (Bayes' rule with the gate as prior)",
-         student_fn, _responsibility_cases(rng), responsibilities, mistakes)
+    _run("check_responsibilities", student_fn, _responsibility_cases(rng), responsibilities,
+         "ensemble_ref.math.mixture.responsibilities",
+         formula="eq-moe-responsibility, r_ie = g_e p_e / sum_f g_f p_f (Bayes' rule with the gate "
+                 "as prior)", mistakes=mistakes, repeat=repeat)
 
 
 # --- top-k routing -----------------------------------------------------------------------------
@@ -159,8 +108,8 @@ def check_top_k_gate(student_fn: Callable[[np.ndarray, int], np.ndarray],
         ``student_fn(gate, k) -> ndarray`` of shape (n, E): in each row, the
         ``k`` largest gate values divided by their sum, and 0 for the other
         experts. Ties go to the expert of lower index.
-    random_state : int or numpy.random.Generator, default=0
-        Seeds the random cases.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the random cases (``None``: new cases on every call).
 
     Notes
     -----
@@ -168,7 +117,7 @@ def check_top_k_gate(student_fn: Callable[[np.ndarray, int], np.ndarray],
     ``eq-moe-topk``). Recognised mistakes: the ``k`` largest values kept but not
     renormalised, and the ``k`` smallest values chosen.
     """
-    rng = check_random_state(random_state)
+    rng, repeat = _seed(random_state)
 
     def unnormalised(gate, k):
         out = top_k_gate(gate, k)
@@ -183,8 +132,10 @@ def check_top_k_gate(student_fn: Callable[[np.ndarray, int], np.ndarray],
 
     mistakes = [("keeping the k largest gate values without renormalising them", unnormalised),
                 ("choosing the k smallest gate values", smallest)]
-    _run("check_top_k_gate", "eq-moe-topk (top-k gate, renormalised)", student_fn,
-         _top_k_cases(rng), top_k_gate, mistakes)
+    _run("check_top_k_gate", student_fn, _top_k_cases(rng), top_k_gate,
+         "ensemble_ref.math.mixture.top_k_gate",
+         formula="eq-moe-topk, the k largest gate values of each row divided by their sum, 0 elsewhere",
+         mistakes=mistakes, repeat=repeat)
 
 
 # --- the load-balancing loss --------------------------------------------------------------------
@@ -214,8 +165,8 @@ def check_load_balancing_loss(student_fn: Callable[[np.ndarray, np.ndarray], flo
         each input is sent to). It returns :math:`E \sum_e f_e P_e`, with
         :math:`f_e` the fraction of inputs sent to expert :math:`e` and
         :math:`P_e` the mean of ``gate[:, e]``.
-    random_state : int or numpy.random.Generator, default=0
-        Seeds the random cases.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the random cases (``None``: new cases on every call).
 
     Notes
     -----
@@ -223,7 +174,7 @@ def check_load_balancing_loss(student_fn: Callable[[np.ndarray, np.ndarray], flo
     ``eq-moe-balance``). Recognised mistakes: the loss without the factor
     :math:`E`, and counts in place of fractions.
     """
-    rng = check_random_state(random_state)
+    rng, repeat = _seed(random_state)
 
     def no_factor(gate, assignment):
         return load_balancing_loss(gate, assignment) / gate.shape[1]
@@ -233,5 +184,6 @@ def check_load_balancing_loss(student_fn: Callable[[np.ndarray, np.ndarray], flo
 
     mistakes = [("the loss without the factor E, sum_e f_e P_e", no_factor),
                 ("counts of inputs in place of the fractions f_e", counts)]
-    _run("check_load_balancing_loss", "eq-moe-balance (E sum_e f_e P_e)", student_fn,
-         _balance_cases(rng), load_balancing_loss, mistakes)
+    _run("check_load_balancing_loss", student_fn, _balance_cases(rng), load_balancing_loss,
+         "ensemble_ref.math.mixture.load_balancing_loss", formula="eq-moe-balance, E sum_e f_e P_e",
+         mistakes=mistakes, repeat=repeat)

@@ -1,9 +1,9 @@
 r"""Self-checks for the coding exercises of the chapter *Gradient boosting in practice*.
 
-Each check calls your function on fresh random cases drawn from a seeded
-generator (change ``random_state`` for new ones) and on a few edge cases, and
-compares every answer with the formula of the chapter as implemented in
-``ensemble_ref.math``. When all cases agree it prints one line starting with
+Each check calls your function on random cases drawn from a seeded generator
+(another ``random_state`` gives other cases, ``None`` new ones on every call) and
+on a few edge cases, and compares every answer with the formula of the chapter as
+implemented in ``ensemble_ref.math``. When all cases agree it prints one line starting with
 ``✔``; at the first disagreement it raises an ``AssertionError`` that names the
 formula (by its equation in the chapter), shows the case, the expected answer
 and yours, and, when your answer matches a usual mistake, says which::
@@ -12,7 +12,7 @@ and yours, and, when your answer matches a usual mistake, says which::
     >>> from ensembles_verified.selfcheck import check_ordered_target_statistic
     >>> from ensemble_ref.math.target_statistics import ordered_target_statistic
     >>> check_ordered_target_statistic(ordered_target_statistic)  # doctest: +ELLIPSIS
-    ✔ check_ordered_target_statistic: your function agrees with eq-modern-ts ... on all ... cases.
+    ✔ check_ordered_target_statistic: your function agrees with ...ordered_target_statistic on all ... cases.
 """
 
 from __future__ import annotations
@@ -24,49 +24,69 @@ import numpy as np
 from ensemble_ref.math.sampling import goss_counts
 from ensemble_ref.math.target_statistics import greedy_target_statistic, ordered_target_statistic
 
-from .engine import _check_callable
+from .engine import _fmt, _run, _seed
 
 __all__ = ["check_goss_weights", "check_ordered_target_statistic"]
-
-
-def _rng(random_state: Any) -> np.random.Generator:
-    if isinstance(random_state, np.random.Generator):
-        return random_state
-    if isinstance(random_state, (int, np.integer)) and not isinstance(random_state, bool) \
-            and random_state >= 0:
-        return np.random.default_rng(int(random_state))
-    raise TypeError("random_state must be a non-negative int or a numpy.random.Generator, got "
-                    f"{random_state!r}.")
-
-
-def _fmt(value: Any) -> str:
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return f"{arr.item():.10g}" if arr.dtype.kind == "f" else repr(arr.item())
-    with np.printoptions(precision=6, threshold=30, linewidth=90, suppress=True):
-        return np.array2string(arr, separator=", ")
-
-
-def _as_numbers(received: Any, where: str, expected_text: str) -> np.ndarray:
-    if received is None:
-        raise AssertionError(f"{where}\n  expected: {expected_text}\n  got: None "
-                             "(does your function return its result?)")
-    got = np.asarray(received)
-    if got.dtype.kind not in "biuf":
-        raise AssertionError(f"{where}\n  expected: {expected_text}\n  got: {received!r}, "
-                             "which is not an array of numbers")
-    return got.astype(float)
 
 
 # --- GOSS --------------------------------------------------------------------------------------
 
 
-def _goss_cases(rng: np.random.Generator) -> list[tuple[np.ndarray, float, float]]:
+def _goss_cases(rng: np.random.Generator) -> tuple[list[dict], np.ndarray]:
+    """The cases (each with its own generator ``rng``), and the gradients of the last five.
+
+    The last five cases differ only by their generator: their samples must differ.
+    """
     cases = [(rng.normal(size=n) * rng.exponential(size=n), a, b)
              for n, a, b in [(10, 0.2, 0.2), (20, 0.1, 0.3), (50, 0.2, 0.1), (37, 0.3, 0.25),
                              (100, 0.05, 0.5)]]
     cases.append((np.array([-5.0, 0.1, 4.0, -0.2, 0.3, 3.0, -0.05, 0.02, 1.0, -1.5]), 0.2, 0.3))
-    return cases
+    shared = rng.normal(size=200)
+    cases += [(shared, 0.1, 0.1)] * 5
+    return [{"g": g, "a": a, "b": b, "rng": np.random.default_rng(number)}
+            for number, (g, a, b) in enumerate(cases, start=1)], shared
+
+
+def _goss_plan(g: np.ndarray, a: float, b: float) -> tuple[list[int], int, float]:
+    """The rows of weight 1 (largest |g|, ties to the lower index), other_k and the factor."""
+    top_k, other_k, factor = goss_counts(g.size, a, b)
+    return sorted(np.argsort(-np.abs(g), kind="stable")[:top_k].tolist()), other_k, factor
+
+
+def _goss_expected(g: np.ndarray, a: float, b: float, rng: np.random.Generator) -> str:
+    top, other_k, factor = _goss_plan(g, a, b)
+    return f"1 on rows {top}, {factor:.6g} on {other_k} other rows, 0 elsewhere"
+
+
+def _goss_formula(g: np.ndarray, a: float, b: float, rng: np.random.Generator) -> str:
+    top_k, other_k, factor = goss_counts(g.size, a, b)
+    return (f"eq-modern-goss (GOSS weights) with N = {g.size}: top_k = {top_k}, other_k = "
+            f"{other_k}, factor (N - top_k)/other_k = {factor:.6g}")
+
+
+def _goss_compare(w: np.ndarray, expected: str, case: dict) -> tuple[str, str, str] | None:
+    """What one sample must get right: the rows of weight 1, and the number and weight of the others."""
+    g, a, b = case["g"], case["a"], case["b"]
+    top, other_k, factor = _goss_plan(g, a, b)
+    if w.shape != g.shape:
+        return f"{expected} (shape {g.shape})", f"{_fmt(w)} (shape {w.shape})", ""
+    got_top = set(np.flatnonzero(np.isclose(w, 1.0, rtol=1e-12, atol=0)).tolist())
+    if not set(top) <= got_top:
+        by_sign = set(np.argsort(-g, kind="stable")[:len(top)].tolist())
+        hint = "\n  your weight-1 rows are those of largest g, not of largest |g|." if by_sign <= got_top else ""
+        return (f"weight 1 exactly on the rows of largest |g|: {top}",
+                f"weight 1 on rows {sorted(got_top)}", hint)
+    sampled = np.flatnonzero(~np.isin(np.arange(g.size), top) & (w != 0))
+    if sampled.size == other_k and np.allclose(w[sampled], factor, rtol=1e-9):
+        return None
+    values = np.unique(np.round(w[sampled], 12))
+    hint = ""
+    if np.allclose(values, 1.0):
+        hint = "\n  your sampled rows keep weight 1: the factor (1 - a)/b is missing."
+    elif np.allclose(values, 1.0 / factor):
+        hint = "\n  your factor is inverted: it is b/(1 - a), not (1 - a)/b."
+    return (f"{other_k} rows outside the top with weight {factor:.10g}",
+            f"{sampled.size} rows with weights {_fmt(values)}", hint)
 
 
 def check_goss_weights(student_fn: Callable[[np.ndarray, float, float, np.random.Generator], Any],
@@ -80,70 +100,38 @@ def check_goss_weights(student_fn: Callable[[np.ndarray, float, float, np.random
         ``top_k = max(1, floor(aN))`` rows of largest :math:`|g_i|`, the factor
         ``(N - top_k) / other_k`` for ``other_k = floor(bN)`` rows drawn without
         replacement from the others with the generator ``rng``, and 0 for the rest.
-    random_state : int or numpy.random.Generator, default=0
-        Seeds the random cases.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the random cases (``None``: new cases on every call).
 
     Notes
     -----
     The sample is random, so the check compares what is determined: which rows
     get weight 1, how many rows get the factor and its value, that the sampled rows
-    come from the small-gradient rows, and that the sample changes with ``rng``.
-    Recognised mistakes: no reweighting (factor 1), the inverted factor
-    :math:`b/(1-a)`, and the top rows chosen by :math:`g_i` instead of :math:`|g_i|`.
+    come from the small-gradient rows, and, on the last five cases (the same
+    gradients with five generators), that the sample changes with ``rng``.
+    Reference: :func:`ensemble_ref.math.sampling.goss_weights` (its counts,
+    :func:`ensemble_ref.math.sampling.goss_counts`). Recognised mistakes: no
+    reweighting (factor 1), the inverted factor :math:`b/(1-a)`, the top rows
+    chosen by :math:`g_i` instead of :math:`|g_i|`, and a sample drawn without ``rng``.
     """
-    name, formula = "check_goss_weights", "eq-modern-goss (GOSS weights)"
-    _check_callable(student_fn, 4, name)
-    rng = _rng(random_state)
-    cases = _goss_cases(rng)
-    for number, (g, a, b) in enumerate(cases, start=1):
-        n = g.size
-        top_k, other_k, factor = goss_counts(n, a, b)
-        order = np.argsort(-np.abs(g), kind="stable")
-        top, rest = set(order[:top_k].tolist()), order[top_k:]
-        where = (f"{name}: {formula}, case {number} of {len(cases)}:\n"
-                 f"  your_function(g={_fmt(g)}, a={a}, b={b}, rng)\n"
-                 f"  (N = {n}: top_k = {top_k}, other_k = {other_k}, factor (N - top_k)/other_k = "
-                 f"{factor:.6g})")
-        expected_text = (f"1 on rows {sorted(top)}, {factor:.6g} on {other_k} other rows, 0 elsewhere")
-        try:
-            received = student_fn(g.copy(), a, b, np.random.default_rng(number))
-        except Exception as exc:
-            raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}") from exc
-        w = _as_numbers(received, where, expected_text)
-        if w.shape != (n,):
-            raise AssertionError(f"{where}\n  expected shape ({n},): {expected_text}\n"
-                                 f"  got shape {w.shape}: {_fmt(w)}")
-        got_top = set(np.flatnonzero(np.isclose(w, 1.0, rtol=1e-12, atol=0)).tolist())
-        if not top <= got_top:
-            hint = ""
-            by_sign = set(np.argsort(-g, kind="stable")[:top_k].tolist())
-            if by_sign <= got_top:
-                hint = "\n  your weight-1 rows are those of largest g, not of largest |g|."
-            raise AssertionError(f"{where}\n  expected weight 1 exactly on the rows of largest |g|: "
-                                 f"{sorted(top)}\n  got weight 1 on rows {sorted(got_top)}{hint}")
-        sampled = np.flatnonzero(~np.isin(np.arange(n), list(top)) & (w != 0))
-        if not np.allclose(w[sampled], factor, rtol=1e-9) or sampled.size != other_k:
-            values = np.unique(np.round(w[sampled], 12))
-            hint = ""
-            if np.allclose(values, 1.0):
-                hint = "\n  your sampled rows keep weight 1: the factor (1 - a)/b is missing."
-            elif np.allclose(values, 1.0 / factor):
-                hint = "\n  your factor is inverted: it is b/(1 - a), not (1 - a)/b."
-            raise AssertionError(f"{where}\n  expected {other_k} rows outside the top with weight "
-                                 f"{factor:.10g}\n  got {sampled.size} rows with weights "
-                                 f"{_fmt(values)}{hint}")
-        if not set(sampled.tolist()) <= set(rest.tolist()):
-            raise AssertionError(f"{where}\n  the sampled rows must come from the rows outside the top")
-    # the sample must depend on the generator
-    g = rng.normal(size=200)
-    draws = {tuple(np.flatnonzero(np.asarray(student_fn(g.copy(), 0.1, 0.1,
-                                                        np.random.default_rng(s))) != 0))
-             for s in range(5)}
-    if len(draws) == 1:
-        raise AssertionError(f"{name}: {formula}: five different generators rng gave the same sample "
-                             "of 200 rows; draw the small-gradient rows with rng.")
-    print(f"\u2714 {name}: your function agrees with {formula} on all {len(cases)} cases "
-          "and its sample changes with rng.")
+    rng, repeat = _seed(random_state)
+    cases, shared = _goss_cases(rng)
+    samples = []
+
+    def compare(w, expected, case):
+        failure = _goss_compare(w, expected, case)
+        if failure is not None or case["g"] is not shared:
+            return failure
+        samples.append(tuple(np.flatnonzero(w != 0).tolist()))
+        if len(samples) < 5 or len(set(samples)) > 1:
+            return None
+        return ("a sample that changes with rng", "the same sample as with the generators of the four "
+                "cases before", "\n  five different generators rng gave the same sample of 200 rows; "
+                "draw the small-gradient rows with rng.")
+
+    _run("check_goss_weights", student_fn, cases, _goss_expected,
+         "ensemble_ref.math.sampling.goss_weights", formula=_goss_formula, compare=compare,
+         repeat=repeat)
 
 
 # --- ordered target statistics --------------------------------------------------------------------
@@ -174,8 +162,8 @@ def check_ordered_target_statistic(student_fn: Callable[..., Any], random_state:
         target statistic :math:`(\sum_{j \text{ before } i,\ x_j = x_i} y_j + a p) /
         (\#\{j \text{ before } i,\ x_j = x_i\} + a)`, where "before" means earlier in
         ``permutation`` (``permutation[k]`` is the row that comes k-th).
-    random_state : int or numpy.random.Generator, default=0
-        Seeds the random cases.
+    random_state : None, int or numpy.random.Generator, default=0
+        Seed of the random cases (``None``: new cases on every call).
 
     Notes
     -----
@@ -183,10 +171,7 @@ def check_ordered_target_statistic(student_fn: Callable[..., Any], random_state:
     Recognised mistakes: the row's own target included, the greedy TS (all rows),
     the rows *after* the row in the permutation, and the prior left out.
     """
-    name, formula = "check_ordered_target_statistic", "eq-modern-ts (ordered target statistic)"
-    _check_callable(student_fn, 5, name)
-    rng = _rng(random_state)
-    cases = _ts_cases(rng)
+    rng, repeat = _seed(random_state)
 
     def with_own(categories, y, permutation, prior, prior_weight):
         own = ordered_target_statistic(categories, y, permutation, prior, prior_weight)
@@ -207,30 +192,7 @@ def check_ordered_target_statistic(student_fn: Callable[..., Any], random_state:
                  greedy_target_statistic(categories, y, prior, prior_weight)),
                 ("using the rows after it in the permutation", after),
                 ("leaving out the prior p (a p replaced by 0)", no_prior)]
-    for number, case in enumerate(cases, start=1):
-        shown = ", ".join(f"{k}={_fmt(v)}" for k, v in case.items())
-        where = f"{name}: {formula}, case {number} of {len(cases)}:\n  your_function({shown})"
-        expected = ordered_target_statistic(**case)
-        fresh = {k: (v.copy() if isinstance(v, np.ndarray) else v) for k, v in case.items()}
-        try:
-            received = student_fn(*fresh.values())
-        except Exception as exc:
-            raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}") from exc
-        got = _as_numbers(received, where, _fmt(expected))
-        if got.shape != expected.shape:
-            raise AssertionError(f"{where}\n  expected shape {expected.shape}: {_fmt(expected)}\n"
-                                 f"  got shape {got.shape}: {_fmt(got)}")
-        ok = np.isfinite(got) & np.isclose(got, expected, rtol=1e-9, atol=1e-12)
-        if ok.all():
-            continue
-        first = int(np.flatnonzero(~ok)[0])
-        hint = ""
-        for description, wrong in mistakes:
-            guess = np.asarray(wrong(**case), dtype=float)
-            if guess.shape == got.shape and np.allclose(got, guess, rtol=1e-7, atol=1e-10):
-                hint = f"\n  your answer is what {description} gives."
-                break
-        raise AssertionError(f"{where}\n  expected: {_fmt(expected)}\n  got:      {_fmt(got)}\n"
-                             f"  first difference at row {first}: expected {expected[first]:.10g}, "
-                             f"got {got[first]:.10g}{hint}")
-    print(f"\u2714 {name}: your function agrees with {formula} on all {len(cases)} cases.")
+    _run("check_ordered_target_statistic", student_fn, _ts_cases(rng), ordered_target_statistic,
+         "ensemble_ref.math.target_statistics.ordered_target_statistic",
+         formula="eq-modern-ts, (sum of y_j + a p) / (#j + a) over the rows j of the same category "
+                 "before the row in the permutation", mistakes=mistakes, repeat=repeat)

@@ -15,8 +15,8 @@ matches a usual mistake, which one::
     ...     W = W_L + W_R
     ...     return (gini(counts_left + counts_right) - W_L / W * gini(counts_left)
     ...             - W_R / W * gini(counts_right))
-    >>> check_impurity_decrease(decrease, random_state=0)
-    ✔ check_impurity_decrease: your function agrees with eq-tree-impurity-decrease (Gini) on all 30 cases.
+    >>> check_impurity_decrease(decrease, random_state=0)  # doctest: +ELLIPSIS
+    ✔ check_impurity_decrease: your function agrees with the decrease of ...gini_impurity on all 30 cases.
 
 Arrays are passed as fresh copies, so a function that modifies its arguments
 does not change the cases.
@@ -28,43 +28,13 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ensemble_ref.core.validation import check_random_state
+from .engine import _fmt, _run, _seed
 
 __all__ = ["check_impurity_decrease", "check_best_threshold"]
 
 
-def _fmt(value: Any) -> str:
-    arr = np.asarray(value)
-    if arr.ndim == 0:
-        return f"{float(arr):.12g}" if arr.dtype.kind in "biuf" else repr(value)
-    with np.printoptions(precision=6, threshold=12, linewidth=100):
-        return np.array2string(arr, separator=", ")
-
-
-def _as_number(received: Any, where: str, expected: float) -> float:
-    """The student's answer as a float, or an AssertionError that says why it is not one."""
-    if received is None:
-        raise AssertionError(f"{where}\n  expected: {expected:.12g}\n  received: None "
-                             "(does your function return its result?)")
-    arr = np.asarray(received)
-    if arr.dtype.kind not in "biuf" or arr.size != 1:
-        raise AssertionError(f"{where}\n  expected: {expected:.12g}\n  received: {received!r}, "
-                             "which is not a single number")
-    return float(arr.reshape(()))
-
-
-def _call(student_fn: Callable, args: tuple, where: str) -> Any:
-    if not callable(student_fn):
-        raise TypeError(f"the check expects your function itself, got {type(student_fn).__name__}; "
-                        "pass its name without parentheses.")
-    try:
-        return student_fn(*(a.copy() if isinstance(a, np.ndarray) else a for a in args))
-    except Exception as exc:  # the student's error, shown with the case that caused it
-        raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}") from exc
-
-
 # --- the impurity decrease of a split -------------------------------------------------------
-def _decrease_cases(rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+def _decrease_cases(rng: np.random.Generator) -> list[dict]:
     cases = [(np.array([5.0, 0.0]), np.array([0.0, 5.0])),    # a perfect split
              (np.array([2.0, 2.0]), np.array([6.0, 6.0])),    # same proportions: no decrease
              (np.array([3.0, 1.0, 0.0]), np.array([1.0, 1.0, 8.0]))]
@@ -78,7 +48,37 @@ def _decrease_cases(rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarr
     for _ in range(5):  # weighted counts, as boosting's sample weights make them
         K = int(rng.integers(2, 4))
         cases.append((rng.uniform(0.1, 3.0, K), rng.uniform(0.1, 3.0, K)))
-    return cases
+    return [{"counts_left": cl, "counts_right": cr} for cl, cr in cases]
+
+
+def _decrease_mistakes(i: Callable, name: str) -> list[tuple[str, Callable]]:
+    """The usual mistakes, as functions of the two children's counts (impurity ``i``, called ``name``)."""
+    def parts(cl, cr):
+        ct = cl + cr
+        return float(i(ct)), float(i(cl)), float(i(cr)), cl.sum() / ct.sum(), cr.sum() / ct.sum(), ct.sum()
+
+    def decrease(cl, cr, impurity):
+        pL, pR = cl.sum() / (cl + cr).sum(), cr.sum() / (cl + cr).sum()
+        return impurity(cl + cr) - pL * impurity(cl) - pR * impurity(cr)
+
+    def mistake(description, value):
+        return description, lambda counts_left, counts_right: value(*parts(counts_left, counts_right))
+
+    return [
+        mistake("the unweighted decrease i(t) - (i(L) + i(R))/2 (weight each child by its share "
+                "W_L/W_t, W_R/W_t of the node)", lambda iT, iL, iR, pL, pR, W: iT - (iL + iR) / 2),
+        mistake("minus the children's weighted impurity, without the parent's impurity i(t)",
+                lambda iT, iL, iR, pL, pR, W: -(pL * iL + pR * iR)),
+        mistake("the children's weights swapped (W_R/W_t on the left child)",
+                lambda iT, iL, iR, pL, pR, W: iT - pR * iL - pL * iR),
+        mistake("the decrease multiplied by W_t (divide the children's weights by the node's weight)",
+                lambda iT, iL, iR, pL, pR, W: W * (iT - pL * iL - pR * iR)),
+        mistake("the decrease in nats (the entropy, eq-tree-entropy, takes log base 2)",
+                lambda iT, iL, iR, pL, pR, W: (iT - pL * iL - pR * iR) * np.log(2.0)),
+        ("the decrease of the misclassification rate 1 - max p_k, not of the " + name,
+         lambda counts_left, counts_right: decrease(counts_left, counts_right,
+                                                    lambda c: 1 - c.max() / c.sum())),
+    ]
 
 
 def check_impurity_decrease(student_fn: Callable[[np.ndarray, np.ndarray], float],
@@ -116,46 +116,27 @@ def check_impurity_decrease(student_fn: Callable[[np.ndarray, np.ndarray], float
     i = gini_impurity if criterion == "gini" else entropy_impurity
     label = "eq-tree-gini" if criterion == "gini" else "eq-tree-entropy"
     name = "Gini" if criterion == "gini" else "entropy in bits"
-    cases = _decrease_cases(check_random_state(random_state))
-    for number, (cl, cr) in enumerate(cases, start=1):
-        ct = cl + cr
-        W_L, W_R, W = cl.sum(), cr.sum(), ct.sum()
-        iL, iR, iT = float(i(cl)), float(i(cr)), float(i(ct))
-        expected = iT - W_L / W * iL - W_R / W * iR
-        where = (f"check_impurity_decrease: case {number} of {len(cases)}, "
-                 f"counts_left={_fmt(cl)}, counts_right={_fmt(cr)}")
-        got = _as_number(_call(student_fn, (cl, cr), where), where, expected)
-        if np.isfinite(got) and abs(got - expected) <= 1e-9 + 1e-9 * abs(expected):
-            continue
-        miscl = lambda c: 1 - c.max() / c.sum()  # noqa: E731
-        mistakes = [
-            (iT - (iL + iR) / 2, "the unweighted decrease i(t) - (i(L) + i(R))/2: weight each "
-                                 "child by its share W_L/W_t, W_R/W_t of the node"),
-            (-(W_L / W * iL + W_R / W * iR), "minus the children's weighted impurity, without "
-                                             "the parent's impurity i(t)"),
-            (iT - W_R / W * iL - W_L / W * iR, "the children's weights swapped (W_R/W_t on the "
-                                               "left child)"),
-            (W * iT - W_L * iL - W_R * iR, "the decrease multiplied by W_t: divide the children's "
-                                           "weights by the node's weight"),
-            ((iT - W_L / W * iL - W_R / W * iR) * np.log(2.0), "the decrease in nats: the entropy "
-                                                                "(eq-tree-entropy) takes log base 2"),
-            (miscl(ct) - W_L / W * miscl(cl) - W_R / W * miscl(cr),
-             "the decrease of the misclassification rate 1 - max p_k, not of the " + name),
-        ]
-        hint = next((f"\n  your value equals {text}." for value, text in mistakes
-                     if abs(got - value) <= 1e-9 + 1e-9 * abs(value)
-                     and abs(value - expected) > 1e-9), "")
-        raise AssertionError(
-            f"{where}\n  formula: eq-tree-impurity-decrease, i(t) - (W_L/W_t) i(L) - (W_R/W_t) i(R), "
-            f"with i the {name} ({label})\n"
-            f"  i(t) = {iT:.6g}, i(L) = {iL:.6g}, i(R) = {iR:.6g}, W_L = {W_L:.6g}, W_R = {W_R:.6g}\n"
-            f"  expected: {expected:.12g}\n  received: {got:.12g}{hint}")
-    print(f"\u2714 check_impurity_decrease: your function agrees with eq-tree-impurity-decrease "
-          f"({'Gini' if criterion == 'gini' else 'entropy'}) on all {len(cases)} cases.")
+    rng, repeat = _seed(random_state)
+
+    def reference(counts_left, counts_right):
+        W_L, W_R = counts_left.sum(), counts_right.sum()
+        W = W_L + W_R
+        return float(i(counts_left + counts_right)) - W_L / W * float(i(counts_left)) \
+            - W_R / W * float(i(counts_right))
+
+    def formula(counts_left, counts_right):
+        iT, iL, iR = (float(i(c)) for c in (counts_left + counts_right, counts_left, counts_right))
+        return (f"eq-tree-impurity-decrease, i(t) - (W_L/W_t) i(L) - (W_R/W_t) i(R), with i the {name} "
+                f"({label})\n  i(t) = {iT:.6g}, i(L) = {iL:.6g}, i(R) = {iR:.6g}, "
+                f"W_L = {counts_left.sum():.6g}, W_R = {counts_right.sum():.6g}")
+
+    _run("check_impurity_decrease", student_fn, _decrease_cases(rng), reference,
+         f"the decrease of ensemble_ref.math.impurity.{i.__name__}", formula=formula, rtol=1e-9,
+         atol=1e-9, mistakes=_decrease_mistakes(i, name), repeat=repeat, single=True)
 
 
 # --- the best threshold of one feature ------------------------------------------------------
-def _threshold_cases(rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndarray]]:
+def _threshold_cases(rng: np.random.Generator) -> list[dict]:
     cases = [(np.array([1.0, 2.0]), np.array([0.0, 1.0])),
              (np.array([3.0, 1.0, 2.0, 4.0]), np.array([1.0, 0.0, 0.0, 1.0])),  # unsorted x
              (np.array([0.0, 0.0, 1.0, 1.0, 1.0]), np.array([5.0, 5.2, -1.0, 0.0, 1.0]))]
@@ -170,13 +151,43 @@ def _threshold_cases(rng: np.random.Generator) -> list[tuple[np.ndarray, np.ndar
         if np.unique(x).size < 2:
             x[0] = 5.0
         cases.append((x, rng.normal(size=n) + x))
-    return cases
+    return [{"x": x, "y": y} for x, y in cases]
 
 
 def _children_sse(x: np.ndarray, y: np.ndarray, s: float) -> float:
     left = x <= s
     sse = lambda v: float(np.sum((v - v.mean()) ** 2)) if v.size else np.inf  # noqa: E731
     return sse(y[left]) + sse(y[~left])
+
+
+def _compare_thresholds(got: np.ndarray, expected: float, case: dict) -> tuple[str, str, str] | None:
+    """``None`` for the best threshold; else the two thresholds, their children's errors and why."""
+    x, y = case["x"], case["y"]
+    if got.ndim:
+        return (f"s = {expected:.12g}, a single number", f"{_fmt(got)}, which is not a single number", "")
+    s = float(got)
+    if abs(s - expected) <= 1e-12 + 1e-12 * abs(expected):
+        return None
+    values = np.unique(x)
+    best_sse, got_sse = _children_sse(x, y, expected), _children_sse(x, y, s)
+    if not np.isfinite(s):
+        hint = "it is not a finite number."
+    elif not values[0] <= s < values[-1]:
+        hint = "it leaves one child empty: s must lie between the smallest and largest x."
+    elif not np.isclose(got_sse, best_sse, rtol=1e-12, atol=1e-12):
+        unweighted = min(values[:-1], key=lambda t: np.var(y[x <= t]) + np.var(y[x > t]))
+        same = (x <= s) == (x <= unweighted)
+        hint = ("it minimises var(L) + var(R) unweighted: compare n_L i(L) + n_R i(R) "
+                "(eq-tree-impurity-decrease)." if same.all() else
+                "a larger sum of squared errors than the best threshold.")
+    elif np.any(np.isclose(s, values)):
+        hint = "the split is right but s is a data value: put it at the midpoint between " \
+               "the two consecutive distinct values it separates."
+    else:
+        hint = ("as good a split as the best one, but not the first: among equally good "
+                "thresholds take the smallest, or the midpoint is computed differently.")
+    return (f"s = {expected:.12g} (children's squared errors {best_sse:.6g})",
+            f"s = {s:.12g} (children's squared errors {got_sse:.6g})", f"\n  your threshold: {hint}")
 
 
 def check_best_threshold(student_fn: Callable[[np.ndarray, np.ndarray], float],
@@ -205,35 +216,10 @@ def check_best_threshold(student_fn: Callable[[np.ndarray, np.ndarray], float],
     """
     from ensemble_ref.trees.readable import best_split
 
-    cases = _threshold_cases(check_random_state(random_state))
-    for number, (x, y) in enumerate(cases, start=1):
-        _, expected = best_split(x[:, None], y, "squared_error")
-        where = f"check_best_threshold: case {number} of {len(cases)}, x={_fmt(x)}, y={_fmt(y)}"
-        got = _as_number(_call(student_fn, (x, y), where), where, expected)
-        if abs(got - expected) <= 1e-12 + 1e-12 * abs(expected):
-            continue
-        values = np.unique(x)
-        best_sse, got_sse = _children_sse(x, y, expected), _children_sse(x, y, got)
-        if not values[0] <= got < values[-1]:
-            hint = "it leaves one child empty: s must lie between the smallest and largest x."
-        elif not np.isclose(got_sse, best_sse, rtol=1e-12, atol=1e-12):
-            unweighted = min(values[:-1], key=lambda s: (
-                np.var(y[x <= s]) + np.var(y[x > s])))
-            same = (x <= got) == (x <= unweighted)
-            hint = ("it minimises var(L) + var(R) unweighted: compare n_L i(L) + n_R i(R) "
-                    "(eq-tree-impurity-decrease)." if same.all() else
-                    "a larger sum of squared errors than the best threshold.")
-        elif np.any(np.isclose(got, values)):
-            hint = "the split is right but s is a data value: put it at the midpoint between " \
-                   "the two consecutive distinct values it separates."
-        else:
-            hint = ("as good a split as the best one, but not the first: among equally good "
-                    "thresholds take the smallest, or the midpoint is computed differently.")
-        raise AssertionError(
-            f"{where}\n  formula: eq-tree-impurity-decrease with eq-tree-sse: minimise "
-            f"n_L i(L) + n_R i(R) over s, s a midpoint of consecutive distinct x\n"
-            f"  expected: s = {expected:.12g} (children's squared errors {best_sse:.6g})\n"
-            f"  received: s = {got:.12g} (children's squared errors {got_sse:.6g})\n"
-            f"  your threshold: {hint}")
-    print(f"\u2714 check_best_threshold: your function agrees with "
-          f"ensemble_ref.trees.readable.best_split on all {len(cases)} cases.")
+    rng, repeat = _seed(random_state)
+    _run("check_best_threshold", student_fn, _threshold_cases(rng),
+         lambda x, y: float(best_split(x[:, None], y, "squared_error")[1]),
+         "ensemble_ref.trees.readable.best_split",
+         formula="eq-tree-impurity-decrease with eq-tree-sse: minimise n_L i(L) + n_R i(R) over s, "
+                 "s a midpoint of consecutive distinct x",
+         compare=_compare_thresholds, repeat=repeat, single=True)
