@@ -13,8 +13,11 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["as_output", "check_estimator", "check_float", "check_int", "check_n_jobs", "check_pair",
-           "check_random_state", "check_reals", "check_size"]
+from .arrays import DtypeError
+
+__all__ = ["as_output", "check_attributes", "check_bool", "check_callable", "check_choice", "check_estimator",
+           "check_float", "check_int", "check_n_jobs", "check_pair", "check_random_state", "check_reals",
+           "check_size"]
 
 
 def check_random_state(seed: Any, name: str = "random_state") -> np.random.Generator:
@@ -86,26 +89,33 @@ def check_size(n_elements: Any, name: str, limit: float = 2.0**31) -> None:
 
 def check_reals(value: Any, name: str, low: float | None = None, high: float | None = None, *,
                 low_open: bool = False, high_open: bool = False, vector: bool = False,
-                message: str | None = None) -> np.ndarray:
-    """A float64 array of finite reals, optionally within ``[low, high]`` (ends optionally open).
+                ndim: int | None = None, allow_nan: bool = False, allow_inf: bool = False,
+                bool_ok: bool = True, message: str | None = None) -> np.ndarray:
+    """A float64 array of reals, optionally within ``[low, high]`` (ends optionally open).
 
-    ``vector=True`` also requires a non-empty 1-D array. ``message`` replaces the
-    interval in the error raised for an entry outside it.
+    ``vector=True`` requires a non-empty 1-D array, ``ndim`` that many axes.
+    Entries must be finite unless ``allow_nan`` (NaN marks a missing value) or
+    ``allow_inf`` (an infinite vote, a limit); ``bool_ok=False`` refuses a boolean
+    array. ``message`` replaces the interval in the error raised for an entry outside it.
     """
     arr = np.asarray(value)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
+    if arr.dtype.kind not in ("biuf" if bool_ok else "iuf"):
+        raise DtypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
     arr = arr.astype(np.float64)
     if vector and (arr.ndim != 1 or arr.size == 0):
         raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
-    bad = np.zeros(arr.shape, dtype=bool)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}.")
+    bad = (np.isnan(arr) & (not allow_nan)) | (np.isinf(arr) & (not allow_inf))
+    if low is None and high is None and bad.any():
+        what = "NaN" if allow_inf else "infinity (NaN marks a missing value)" if allow_nan else \
+            "NaN or infinity (only finite values)"
+        raise ValueError(f"{name} must not contain {what}.")
     if low is not None:
         bad |= (arr <= low) if low_open else (arr < low)
     if high is not None:
         bad |= (arr >= high) if high_open else (arr > high)
-    if low is None and high is None and not np.isfinite(arr).all():
-        raise ValueError(f"{name} must not contain NaN or infinity.")
-    if bad.any() or not np.isfinite(arr).all():
+    if bad.any():
         left, right = "(" if low_open else "[", ")" if high_open else "]"
         interval = message or f"lie in {left}{low}, {high}{right}"
         raise ValueError(f"{name} must {interval}, got {value!r}.")
@@ -129,6 +139,36 @@ def check_pair(y: Any, F: Any, labels: str | None = None) -> tuple[np.ndarray, n
     if labels == "pm1" and not np.isin(y, (-1.0, 1.0)).all():
         raise ValueError("y must contain only the labels -1 and +1 for the exponential loss.")
     return y, F
+
+
+def check_bool(value: Any, name: str) -> bool:
+    """``value`` as a bool; ``TypeError`` for anything but ``True`` or ``False`` (numpy's too)."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be a bool (True or False), got {value!r}.")
+    return bool(value)
+
+
+def check_choice(value: Any, name: str, options: Any) -> Any:
+    """``value`` if it is one of ``options`` (strings or numbers); ``ValueError`` naming them otherwise."""
+    options = tuple(options)
+    if not any(isinstance(value, type(o)) and value == o for o in options):
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, options))}; got {value!r}.")
+    return value
+
+
+def check_callable(value: Any, name: str, what: str = "a callable") -> Any:
+    """``value`` if it can be called; ``TypeError`` saying what is expected otherwise."""
+    if not callable(value):
+        raise TypeError(f"{name} must be {what}, got {type(value).__name__}.")
+    return value
+
+
+def check_attributes(value: Any, name: str, attributes: tuple, what: str) -> Any:
+    """``value`` if it has every one of ``attributes``; ``TypeError`` naming the missing ones."""
+    missing = [a for a in attributes if not hasattr(value, a)]
+    if missing:
+        raise TypeError(f"{name} must be {what}; {type(value).__name__} has no {', '.join(missing)}.")
+    return value
 
 
 def as_output(arr: np.ndarray) -> np.ndarray | float:

@@ -3,6 +3,12 @@
 Each check raises ``TypeError`` or ``ValueError`` with a message that names the
 offending parameter and the values it accepts, so that a student's mistake is
 reported where it is made instead of surfacing later as a NaN.
+
+This module is the one entry point: the checks of scalars (:mod:`.scalars`) and of
+array shapes, integer codes and orders (:mod:`.arrays`) are re-exported here. The
+modules of ``math/`` import their checks from here and define none of their own
+(``tests/test_layers.py``); a new kind of check is added here, general and named
+after what it accepts.
 """
 
 from __future__ import annotations
@@ -14,9 +20,27 @@ from typing import Any
 
 import numpy as np
 
+from .arrays import (  # noqa: F401  (re-exported: one entry point for validation)
+    DtypeError,
+    check_distribution,
+    check_dtype,
+    check_equicorrelation,
+    check_increasing,
+    check_integers,
+    check_nonzero,
+    check_permutation,
+    check_same_shape,
+    check_sequence,
+    check_shape,
+    check_values,
+)
 from .feature_names import _check_feature_names, feature_names  # noqa: F401
 from .scalars import (  # noqa: F401  (re-exported: one entry point for validation)
     as_output,
+    check_attributes,
+    check_bool,
+    check_callable,
+    check_choice,
     check_estimator,
     check_float,
     check_int,
