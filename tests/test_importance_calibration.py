@@ -181,6 +181,8 @@ def test_bad_inputs_importance(data):
     with pytest.raises(ValueError, match="n_features"):
         tree_mdi(tree, n_features=used)
     with pytest.raises(TypeError, match="forest"):
+        forest_mdi("trees")
+    with pytest.raises(ValueError, match="forest"):  # a list, but without a tree
         forest_mdi([])
     forest = RandomForestClassifier(n_estimators=3, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="X"):

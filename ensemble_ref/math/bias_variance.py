@@ -31,7 +31,17 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.validation import check_array, check_float, check_int, check_random_state
+from ..core.validation import (
+    check_array,
+    check_callable,
+    check_equicorrelation,
+    check_float,
+    check_int,
+    check_integers,
+    check_random_state,
+    check_reals,
+    check_shape,
+)
 from ..datasets import sample_sine_inputs, sine_function
 
 __all__ = [
@@ -143,8 +153,7 @@ def simulate_predictions(estimator_factory: Callable[[int], Any], X_test: Any, n
     ndarray of shape (n_repeats, ...)
         Row ``r`` is ``predict(fitted_r, X_test)``.
     """
-    if not callable(estimator_factory):
-        raise TypeError("estimator_factory must be a callable seed -> unfitted estimator.")
+    check_callable(estimator_factory, "estimator_factory", "a callable seed -> unfitted estimator")
     X_test = check_array(X_test, "X_test")
     R = check_int(n_repeats, "n_repeats", low=2)
     N = check_int(n_train, "n_train", low=1)
@@ -157,6 +166,14 @@ def simulate_predictions(estimator_factory: Callable[[int], Any], X_test: Any, n
         model = estimator_factory(int(rng.integers(_SEED_RANGE))).fit(X, y)
         rows.append(model.predict(X_test) if predict is None else predict(model, X_test))
     return np.asarray(rows, dtype=np.float64)
+
+
+def _predictions(predictions: Any, f_test: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Predictions of shape (R, n_test), R >= 2 training sets, and the true ``f_test`` (n_test,)."""
+    P = check_reals(predictions, "predictions")
+    check_shape(P, "predictions", (None, None), at_least=(2, 1), described="(R, n_test) with R >= 2")
+    f_test = check_shape(check_reals(f_test, "f_test"), "f_test", P.shape[1:])
+    return P, f_test
 
 
 def decompose_predictions(predictions: Any, f_test: Any, noise: float) -> BiasVariance:
@@ -194,16 +211,7 @@ def decompose_predictions(predictions: Any, f_test: Any, noise: float) -> BiasVa
     :math:`\sqrt R`. ``variance_se`` is computed the same way from
     :math:`d_r = \frac{R}{R-1}\operatorname{mean}_x (\hat f_r(x) - \bar f_R(x))^2`.
     """
-    P = np.asarray(predictions, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] < 2:
-        raise ValueError(f"predictions must have shape (R, n_test) with R >= 2, got {P.shape}.")
-    if not np.isfinite(P).all():
-        raise ValueError("predictions must be finite.")
-    f_test = np.asarray(f_test, dtype=np.float64)
-    if f_test.shape != P.shape[1:]:
-        raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
-    if not np.isfinite(f_test).all():
-        raise ValueError("f_test must not contain NaN or infinity.")
+    P, f_test = _predictions(predictions, f_test)
     sigma = check_float(noise, "noise", low=0.0)
     R = P.shape[0]
     f_bar = P.mean(axis=0)  # Monte Carlo estimate of E_D f_D(x)
@@ -285,14 +293,7 @@ def expected_squared_error(predictions: Any, f_test: Any, noise: float,
     This is the left-hand side of equation ``eq-bv-decomposition``, measured
     as a test error, without computing bias or variance.
     """
-    P = np.asarray(predictions, dtype=np.float64)
-    if P.ndim != 2 or P.shape[0] < 2 or not np.isfinite(P).all():
-        raise ValueError("predictions must be a finite array of shape (R, n_test) with R >= 2.")
-    f_test = np.asarray(f_test, dtype=np.float64)
-    if f_test.shape != P.shape[1:]:
-        raise ValueError(f"f_test must have shape ({P.shape[1]},), got {f_test.shape}.")
-    if not np.isfinite(f_test).all():
-        raise ValueError("f_test must not contain NaN or infinity.")
+    P, f_test = _predictions(predictions, f_test)
     sigma = check_float(noise, "noise", low=0.0)
     K = check_int(n_draws, "n_draws", low=1)
     rng = check_random_state(random_state)
@@ -361,12 +362,9 @@ def member_covariance(member_predictions: Any) -> MemberCovariance:
     difference over :math:`M(M-1)`. Every term is a sum over training sets, so
     the per-set contributions are returned for standard errors.
     """
-    P = np.asarray(member_predictions, dtype=np.float64)
-    if P.ndim != 3 or P.shape[0] < 2 or P.shape[1] < 2:
-        raise ValueError("member_predictions must have shape (R, M, n_test) with R >= 2 and "
-                         f"M >= 2, got {P.shape}.")
-    if not np.isfinite(P).all():
-        raise ValueError("member_predictions must be finite.")
+    P = check_reals(member_predictions, "member_predictions")
+    check_shape(P, "member_predictions", (None, None, None), at_least=(2, 2, 1),
+                described="(R, M, n_test) with R >= 2 and M >= 2")
     R, M, _ = P.shape
     Z = P - P.mean(axis=0)  # centre each member at each x on its Monte Carlo mean
     diag = (Z**2).sum(axis=1)  # sum_m Z_rm(x)^2
@@ -374,8 +372,8 @@ def member_covariance(member_predictions: Any) -> MemberCovariance:
     sigma2_values = diag.mean(axis=1) / M * R / (R - 1)  # contributions to mean_x Var h_m(x)
     cov_values = (S2 - diag).mean(axis=1) / (M * (M - 1)) * R / (R - 1)  # ... to mean_x Cov
     sigma2, cov = float(sigma2_values.mean()), float(cov_values.mean())
-    if sigma2 <= 0:
-        raise ValueError("the members' predictions do not vary: their correlation is undefined.")
+    check_reals(sigma2, "the members' variance sigma2", 0.0, None, low_open=True, message="be positive, "
+                "but the members' predictions do not vary: their correlation is undefined")
     return MemberCovariance(sigma2=sigma2, cov=cov, rho=cov / sigma2,
                             sigma2_values=sigma2_values, cov_values=cov_values)
 
@@ -402,22 +400,11 @@ def variance_of_average(sigma2: Any, rho: Any, M: Any) -> float | np.ndarray:
     \frac{1}{M^2}\bigl(M\sigma^2 + M(M-1)\rho\sigma^2\bigr)`. A correlation
     below :math:`-1/(M-1)` would give a negative variance and is rejected.
     """
-    s2 = np.asarray(sigma2)
-    rho_arr = np.asarray(rho)
-    M_arr = np.asarray(M)
-    if s2.dtype.kind not in "iuf" or rho_arr.dtype.kind not in "iuf":
-        raise TypeError("sigma2 and rho must contain real numbers.")
-    if M_arr.dtype.kind not in "iu" or (M_arr < 1).any():
-        raise ValueError(f"M must contain integers >= 1, got {M!r}.")
-    s2, rho_arr = s2.astype(np.float64), rho_arr.astype(np.float64)
-    if not np.isfinite(s2).all() or (s2 < 0).any():
-        raise ValueError(f"sigma2 must be finite and non-negative, got {sigma2!r}.")
-    if not np.isfinite(rho_arr).all() or (np.abs(rho_arr) > 1).any():
-        raise ValueError(f"rho must lie in [-1, 1], got {rho!r}.")
+    M_arr = check_integers(M, "M", low=1)
+    s2 = check_reals(sigma2, "sigma2", 0.0, None, bool_ok=False, message="be finite and non-negative")
+    rho_arr = check_reals(rho, "rho", -1.0, 1.0, bool_ok=False)
     s2, rho_arr, M_arr = np.broadcast_arrays(s2, rho_arr, M_arr)
-    if ((M_arr > 1) & (rho_arr * (M_arr - 1) < -1 - 1e-12)).any():
-        raise ValueError("rho must be at least -1/(M-1): M predictors cannot all be more "
-                         f"negatively correlated (got rho={rho!r}, M={M!r}).")
+    check_equicorrelation(rho_arr, M_arr, "rho", "M", "predictors")
     out = rho_arr * s2 + (1 - rho_arr) * s2 / M_arr  # eq-var-average
     return float(out) if out.ndim == 0 else out
 

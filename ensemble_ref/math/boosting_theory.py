@@ -29,10 +29,16 @@ import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ..core.validation import (
+    check_dtype,
     check_float,
     check_int,
+    check_integers,
     check_labels,
+    check_nonzero,
+    check_reals,
+    check_same_shape,
     check_sample_weight,
+    check_shape,
     check_X_y,
 )
 from . import adaboost
@@ -135,16 +141,10 @@ def reweight_misclassified(weights: Any, misclassified: Any, beta: float) -> np.
     book's update (equation ``eq-adaboost-weights``) with :math:`\beta = 2\alpha`:
     the common factor :math:`e^{-\alpha}` disappears in the normalisation.
     """
-    w = np.asarray(weights)
-    if w.ndim != 1:
-        raise ValueError(f"weights must be 1-D of shape (n_samples,), got shape {w.shape}.")
+    w = check_shape(np.asarray(weights), "weights", (None,), described="(n_samples,)")
     w = check_sample_weight(w, w.shape[0], name="weights")
-    wrong = np.asarray(misclassified)
-    if wrong.dtype != bool or wrong.shape != w.shape:
-        raise ValueError(
-            f"misclassified must be a boolean array of shape {w.shape}, got dtype "
-            f"{wrong.dtype} and shape {wrong.shape}."
-        )
+    wrong = check_dtype(misclassified, "misclassified", "b", "booleans")
+    check_shape(wrong, "misclassified", w.shape)
     beta = check_float(beta, "beta")
     # the book's update with alpha = beta / 2: e^{-alpha y h} = e^{-alpha} e^{beta [h != y]}
     return adaboost._reweight(w / w.sum(), np.where(wrong, -1.0, 1.0), 0.5 * beta)[0]
@@ -173,14 +173,9 @@ def samme_exponential_loss(y: Any, F: Any, n_classes: int) -> np.ndarray:
         otherwise (equation ``eq-samme-loss``).
     """
     K = check_int(n_classes, "n_classes", low=2)
-    y = np.asarray(y)
-    if y.ndim != 1 or y.dtype.kind not in "iu" or (y < 0).any() or (y >= K).any():
-        raise ValueError(f"y must be a 1-D array of class indices in [0, {K - 1}].")
-    F = np.asarray(F, dtype=np.float64)
-    if F.shape != (y.shape[0], K):
-        raise ValueError(f"F must have shape ({y.shape[0]}, {K}), got {F.shape}.")
-    if not np.isfinite(F).all():
-        raise ValueError("F must not contain NaN or infinity.")
+    y = check_integers(y, "y", 0, K - 1, message=f"hold class indices in [0, {K - 1}]")
+    check_shape(y, "y", (None,))
+    F = check_shape(check_reals(F, "F"), "F", (y.shape[0], K))
     Y = adaboost._samme_codes(y, K)  # SAMME code of the labels
     return np.exp(-np.sum(Y * F, axis=1) / K)  # eq-samme-loss
 
@@ -235,14 +230,10 @@ def line_search(loss: Any, y: Any, F: Any, direction: Any, *, xtol: float = 1e-1
     (:math:`\approx 10^{-8}` relative), not to full precision.
     """
     L = _resolve_loss(loss)
-    y = np.asarray(y)
-    F = np.asarray(F, dtype=np.float64)
-    h = np.asarray(direction, dtype=np.float64)
-    if not (y.shape == F.shape == h.shape) or y.ndim != 1:
-        raise ValueError(f"y, F and direction must be 1-D of one shape, got {y.shape}, "
-                         f"{F.shape} and {h.shape}.")
-    if not np.isfinite(h).all() or not np.any(h != 0):
-        raise ValueError("direction must be finite and not zero everywhere.")
+    y, F, h = check_reals(y, "y"), check_reals(F, "F"), check_reals(direction, "direction")
+    check_same_shape(y=y, F=F, direction=h)
+    check_shape(y, "y", (None,))
+    check_nonzero(h, "direction")
     xtol = check_float(xtol, "xtol", low=0.0, low_open=True)
 
     def total(rho: float) -> float:
@@ -252,10 +243,10 @@ def line_search(loss: Any, y: Any, F: Any, direction: Any, *, xtol: float = 1e-1
         # Both losses decrease towards 0 along h when h never disagrees with the labels:
         # then there is no minimiser.
         margin = (np.where(L.name == "log_loss", 2 * y - 1, y)) * h  # y_i h_i with y_i = +-1
-        if np.all(margin >= 0) or np.all(margin <= 0):
-            raise ValueError("the loss has no minimum along direction: direction agrees (or "
-                             "disagrees) in sign with every label, so the loss decreases "
-                             "without bound.")
+        check_integers(int(min(np.sum(margin > 0), np.sum(margin < 0))),
+                       "the number of points where direction agrees, and disagrees, in sign with "
+                       "the label", low=1, message="be at least 1: otherwise the loss has no minimum "
+                       "along direction (it decreases without bound)")
     scale = 1.0 / np.max(np.abs(h))
     res = minimize_scalar(total, bracket=(0.0, scale), method="brent", options={"xtol": xtol})
     rho = float(res.x)
@@ -277,16 +268,12 @@ def squared_error_step(residuals: Any, direction: Any) -> float:
     float
         The minimiser of :math:`\sum_i (r_i - \rho h_i)^2` (equation ``eq-gb-step-squared``).
     """
-    r = np.asarray(residuals, dtype=np.float64)
-    h = np.asarray(direction, dtype=np.float64)
-    if r.shape != h.shape or r.ndim != 1:
-        raise ValueError(f"residuals and direction must be 1-D of one shape, got {r.shape} "
-                         f"and {h.shape}.")
-    if not (np.isfinite(r).all() and np.isfinite(h).all()):
-        raise ValueError("residuals and direction must be finite.")
+    r, h = check_reals(residuals, "residuals"), check_reals(direction, "direction")
+    check_same_shape(residuals=r, direction=h)
+    check_shape(r, "residuals", (None,))
     hh = float(h @ h)
-    if hh == 0.0:
-        raise ValueError("direction must not be zero everywhere.")
+    check_reals(hh, "the squared norm of direction", 0.0, None, low_open=True,
+                message="be positive: direction must not be zero everywhere")
     return float(r @ h) / hh  # eq-gb-step-squared
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validation import check_int, check_random_state, check_size
+from ..core.validation import check_int, check_integers, check_random_state, check_shape, check_size
 
 __all__ = [
     "oob_fraction_exact",
@@ -43,10 +43,7 @@ def oob_fraction_exact(n_samples: int | np.ndarray) -> float | np.ndarray:
     Equation ``eq-oob-exact``. Each of the ``N`` independent draws
     misses the point with probability :math:`1 - 1/N`.
     """
-    N = np.asarray(n_samples)
-    if N.dtype.kind not in "iu" or np.any(N < 1):
-        raise ValueError(f"n_samples must be an integer (or integers) >= 1, got {n_samples!r}.")
-    N = N.astype(np.float64)
+    N = check_integers(n_samples, "n_samples", low=1).astype(np.float64)
     with np.errstate(divide="ignore"):  # N = 1 gives log(0) = -inf and P = 0, exactly
         P = np.exp(N * np.log1p(-1.0 / N))  # (1 - 1/N)^N, eq-oob-exact
     return float(P) if P.ndim == 0 else P
@@ -74,10 +71,7 @@ def oob_gap_bounds(n_samples: int | np.ndarray) -> tuple[float | np.ndarray, flo
     -------
     (lower, upper) : tuple of float or ndarray
     """
-    N = np.asarray(n_samples)
-    if N.dtype.kind not in "iu" or np.any(N < 2):
-        raise ValueError(f"n_samples must be an integer (or integers) >= 2, got {n_samples!r}.")
-    N = N.astype(np.float64)
+    N = check_integers(n_samples, "n_samples", low=2).astype(np.float64)
     lower = -np.exp(-1.0) * np.expm1(-1.0 / (2.0 * N))  # e^-1 (1 - e^{-1/(2N)})
     upper = -np.exp(-1.0) * np.expm1(-1.0 / (2.0 * (N - 1.0)))  # e^-1 (1 - e^{-1/(2(N-1))})
     if lower.ndim == 0:
@@ -113,11 +107,8 @@ def bootstrap_indices(n_samples: int, rng: np.random.Generator | int | None,
 def oob_mask(indices: np.ndarray, n_samples: int) -> np.ndarray:
     """Boolean mask of the points of ``0..n_samples-1`` that ``indices`` never drew."""
     N = check_int(n_samples, "n_samples", low=1)
-    idx = np.asarray(indices)
-    if idx.ndim != 1 or idx.dtype.kind not in "iu":
-        raise ValueError("indices must be a 1-D array of integers.")
-    if idx.size and (idx.min() < 0 or idx.max() >= N):
-        raise ValueError(f"indices must lie in [0, {N - 1}] for n_samples={N}.")
+    idx = check_integers(indices, "indices", 0, N - 1, message=f"lie in [0, {N - 1}] for n_samples={N}")
+    check_shape(idx, "indices", (None,))
     drawn = np.zeros(N, dtype=bool)
     drawn[idx] = True
     return ~drawn

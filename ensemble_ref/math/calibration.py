@@ -26,6 +26,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..core.validation import check_int, check_reals, check_same_shape, check_values
+
 __all__ = ["ReliabilityBins", "reliability_bins", "expected_calibration_error"]
 
 
@@ -36,28 +38,6 @@ class ReliabilityBins(NamedTuple):
     count: np.ndarray      # n_b, points in each bin
     confidence: np.ndarray  # conf_b, mean predicted probability (nan if empty)
     frequency: np.ndarray  # freq_b, share of positives (nan if empty)
-
-
-def _check(y_true: Any, y_prob: Any, n_bins: Any) -> tuple[np.ndarray, np.ndarray, int]:
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (int, np.integer)):
-        raise TypeError(f"n_bins must be an int, got {type(n_bins).__name__}.")
-    if n_bins < 1:
-        raise ValueError(f"n_bins must be >= 1, got {n_bins}.")
-    p = np.asarray(y_prob)
-    if p.dtype.kind not in "biuf":
-        raise TypeError(f"y_prob must be numeric, got dtype {p.dtype}.")
-    p = p.astype(float)
-    if p.ndim != 1 or p.size == 0:
-        raise ValueError(f"y_prob must be a non-empty 1-D array of probabilities of the "
-                         f"positive class, got shape {p.shape}.")
-    if not np.all((p >= 0) & (p <= 1)):
-        raise ValueError("y_prob must lie in [0, 1] (and not be nan).")
-    y = np.asarray(y_true)
-    if y.shape != p.shape:
-        raise ValueError(f"y_true must have the shape of y_prob {p.shape}, got {y.shape}.")
-    if y.dtype.kind not in "biuf" or not np.all((y == 0) | (y == 1)):
-        raise ValueError("y_true must hold the labels 0 and 1 only.")
-    return y.astype(float), p, int(n_bins)
 
 
 def reliability_bins(y_true: Any, y_prob: Any, n_bins: int = 10) -> ReliabilityBins:
@@ -77,7 +57,10 @@ def reliability_bins(y_true: Any, y_prob: Any, n_bins: int = 10) -> ReliabilityB
         For the non-empty bins, ``frequency`` and ``confidence`` are scikit-learn's
         ``calibration_curve(y_true, y_prob, n_bins=n_bins)``.
     """
-    y, p, B = _check(y_true, y_prob, n_bins)
+    B = check_int(n_bins, "n_bins", low=1)
+    p = check_reals(y_prob, "y_prob", 0.0, 1.0, vector=True)  # probabilities of the positive class
+    y = check_values(check_reals(y_true, "y_true"), "y_true", (0.0, 1.0))
+    check_same_shape(y_prob=p, y_true=y)
     edges = np.linspace(0.0, 1.0, B + 1)
     b = np.searchsorted(edges[1:-1], p)              # b/B < p <= (b+1)/B
     count = np.bincount(b, minlength=B)

@@ -20,7 +20,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from ..core.validation import check_array
+from ..core.validation import check_array, check_attributes, check_reals, check_shape
 
 __all__ = ["MemberDiversity", "member_diversity", "member_correctness", "mean_pairwise_correlation"]
 
@@ -53,17 +53,13 @@ def mean_pairwise_correlation(correct: Any) -> float:
         points (always right or always wrong), for which a correlation is undefined.
     """
     C = check_array(correct, "correct", ensure_2d=False)
-    if C.ndim != 2 or C.shape[0] < 2 or C.shape[1] < 2:
-        raise ValueError(
-            f"correct must have shape (n_members >= 2, n_points >= 2), got {C.shape}."
-        )
+    check_shape(C, "correct", (None, None), at_least=2, described="(n_members >= 2, n_points >= 2)")
     D = C - C.mean(axis=1, keepdims=True)
     sd = np.sqrt(np.mean(D * D, axis=1))
-    if np.any(sd == 0):
-        raise ValueError(
-            f"{int(np.sum(sd == 0))} member(s) are right on all points or wrong on all points, "
-            "so their correlation with the others is undefined; use more (or harder) points."
-        )
+    check_reals(sd, "the standard deviation of each member's row of correct", 0.0, None, low_open=True,
+                message=f"be positive, but {int(np.sum(sd == 0))} member(s) are right on all points or "
+                        "wrong on all points, so their correlation with the others is undefined; use "
+                        "more (or harder) points")
     R = (D @ D.T) / C.shape[1] / np.outer(sd, sd)  # corr(X_m, X_m')
     M = C.shape[0]
     return float((R.sum() - np.trace(R)) / (M * (M - 1)))
@@ -90,17 +86,12 @@ def member_correctness(ensemble: Any, X: Any, y: Any) -> np.ndarray:
     """
     if isinstance(ensemble, (list, tuple)):
         members, classes = list(ensemble), None
-    elif hasattr(ensemble, "estimators_"):
-        members, classes = list(ensemble.estimators_), getattr(ensemble, "classes_", None)
     else:
-        raise TypeError(
-            "ensemble must be a fitted ensemble (with estimators_) or a list of fitted "
-            f"classifiers, got {type(ensemble).__name__}."
-        )
+        check_attributes(ensemble, "ensemble", ("estimators_",),
+                         "a fitted ensemble (with estimators_) or a list of fitted classifiers")
+        members, classes = list(ensemble.estimators_), getattr(ensemble, "classes_", None)
     X = check_array(X, "X")
-    y = np.asarray(y)
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},) to match X, got {y.shape}.")
+    y = check_shape(np.asarray(y), "y", (X.shape[0],), described=f"({X.shape[0]},) to match X")
     rows = []
     for member in members:
         labels = np.asarray(member.predict(X))

@@ -40,6 +40,17 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from ..core.validation import (
+    check_dtype,
+    check_float,
+    check_increasing,
+    check_int,
+    check_integers,
+    check_reals,
+    check_same_shape,
+    check_sequence,
+    check_shape,
+)
 from .second_order import split_gain
 
 __all__ = [
@@ -52,51 +63,6 @@ __all__ = [
     "histogram_numbers",
     "row_numbers",
 ]
-
-
-# --- validation -------------------------------------------------------------------------
-
-
-def _real_array(a: Any, name: str, ndim: int) -> np.ndarray:
-    if a is None or isinstance(a, (str, bytes)):
-        raise TypeError(f"{name} must be an array of real numbers, got {type(a).__name__}.")
-    arr = np.asarray(a)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}.")
-    arr = arr.astype(np.float64)
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must be finite (no NaN or inf).")
-    return arr
-
-
-def _int_array(a: Any, name: str, ndim: int) -> np.ndarray:
-    if a is None or isinstance(a, (str, bytes)):
-        raise TypeError(f"{name} must be an array of integers, got {type(a).__name__}.")
-    arr = np.asarray(a)
-    if arr.dtype.kind not in "biu":
-        raise TypeError(f"{name} must contain integers, got dtype {arr.dtype}.")
-    if arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}.")
-    return arr.astype(np.intp)
-
-
-def _positive_int(value: Any, name: str, low: int = 1) -> int:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int, got {type(value).__name__}.")
-    if value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}.")
-    return int(value)
-
-
-def _non_negative(value: Any, name: str) -> float:
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer,
-                                                                     np.floating)):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    if not (np.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be finite and >= 0, got {value}.")
-    return float(value)
 
 
 # --- bins ---------------------------------------------------------------------------------
@@ -122,8 +88,8 @@ def quantile_cuts(X: Any, max_bin: int = 256) -> list[np.ndarray]:
         fewer gets one bin per distinct value, cut at the midpoints (the same partitions
         as that estimator, whose thresholds are midpoints within each node).
     """
-    X = _real_array(X, "X", 2)
-    max_bin = _positive_int(max_bin, "max_bin", low=2)
+    X = check_reals(X, "X", ndim=2)
+    max_bin = check_int(max_bin, "max_bin", low=2)
     cuts = []
     for j in range(X.shape[1]):
         u = np.unique(X[:, j])
@@ -148,16 +114,11 @@ def bin_features(X: Any, cuts: Sequence[np.ndarray]) -> np.ndarray:
         Codes in ``0, ..., len(cuts[j])``; ``codes[i, j] <= b`` exactly when
         ``X[i, j] < cuts[j][b]``.
     """
-    X = _real_array(X, "X", 2)
-    if not isinstance(cuts, (list, tuple)):
-        raise TypeError(f"cuts must be a list of arrays, got {type(cuts).__name__}.")
-    if len(cuts) != X.shape[1]:
-        raise ValueError(f"cuts must have one array per feature ({X.shape[1]}), got {len(cuts)}.")
+    X = check_reals(X, "X", ndim=2)
+    cuts = check_sequence(cuts, "cuts", "cut arrays (one per feature of X)", length=X.shape[1])
     codes = np.empty(X.shape, dtype=np.intp)
     for j, c in enumerate(cuts):
-        c = _real_array(c, f"cuts[{j}]", 1)
-        if np.any(np.diff(c) <= 0):
-            raise ValueError(f"cuts[{j}] must be strictly increasing.")
+        c = check_increasing(check_reals(c, f"cuts[{j}]", ndim=1), f"cuts[{j}]", at_least=0)
         codes[:, j] = np.searchsorted(c, X[:, j], side="right")
     return codes
 
@@ -189,26 +150,20 @@ def gradient_histogram(codes: Any, g: Any, h: Any, n_bins: int, nodes: Any = Non
         ``hist[k, j, b] = (G, H)``: the sums of ``g`` and ``h`` over the rows of node
         ``k`` whose feature ``j`` falls in bin ``b``. The rows are added in their order.
     """
-    codes = _int_array(codes, "codes", 2)
-    n, d = codes.shape
-    g = _real_array(g, "g", 1)
-    h = _real_array(h, "h", 1)
-    if g.size != n or h.size != n:
-        raise ValueError(f"g and h must have one value per row of codes ({n}), "
-                         f"got {g.size} and {h.size}.")
-    n_bins = _positive_int(n_bins, "n_bins")
-    n_nodes = _positive_int(n_nodes, "n_nodes")
-    if codes.size and (codes.min() < 0 or codes.max() >= n_bins):
-        raise ValueError(f"codes must lie in 0, ..., n_bins - 1 = {n_bins - 1}, "
-                         f"got values in [{codes.min()}, {codes.max()}].")
+    n_bins = check_int(n_bins, "n_bins", low=1)
+    n_nodes = check_int(n_nodes, "n_nodes", low=1)
+    codes = check_integers(codes, "codes", 0, n_bins - 1, bool_ok=True,
+                           message=f"lie in 0, ..., n_bins - 1 = {n_bins - 1}")
+    n, d = check_shape(codes, "codes", (None, None)).shape
+    g, h = check_reals(g, "g", ndim=1), check_reals(h, "h", ndim=1)
+    check_same_shape(g=g, h=h)
+    check_shape(g, "g", (n,), described=f"({n},), one value per row of codes")
     if nodes is None:
         nodes = np.zeros(n, dtype=np.intp)
     else:
-        nodes = _int_array(nodes, "nodes", 1)
-        if nodes.size != n:
-            raise ValueError(f"nodes must have one value per row of codes ({n}), got {nodes.size}.")
-        if nodes.size and (nodes.min() < -1 or nodes.max() >= n_nodes):
-            raise ValueError(f"nodes must lie in -1, ..., n_nodes - 1 = {n_nodes - 1}.")
+        nodes = check_integers(nodes, "nodes", -1, n_nodes - 1, bool_ok=True,
+                               message=f"lie in -1, ..., n_nodes - 1 = {n_nodes - 1}")
+        check_shape(nodes, "nodes", (n,), described=f"({n},), one value per row of codes")
     keep = nodes >= 0
     # One flat bin index per (row, feature): ((node * d) + feature) * n_bins + code.
     flat = ((nodes[keep, None] * d + np.arange(d)) * n_bins + codes[keep]).ravel()
@@ -257,17 +212,9 @@ def sum_histograms(histograms: Sequence[Any]) -> np.ndarray:
         shards' rows (exactly for integer-valued gradients and Hessians; to
         floating-point rounding otherwise, since the rows are added in another order).
     """
-    if isinstance(histograms, np.ndarray) or not isinstance(histograms, (list, tuple)):
-        raise TypeError(f"histograms must be a list of arrays, got {type(histograms).__name__}.")
-    if len(histograms) == 0:
-        raise ValueError("histograms must hold at least one histogram, got an empty list.")
-    arrays = [np.asarray(a) for a in histograms]
-    for k, a in enumerate(arrays):
-        if a.dtype.kind not in "biuf":
-            raise TypeError(f"histograms[{k}] must contain real numbers, got dtype {a.dtype}.")
-        if a.shape != arrays[0].shape:
-            raise ValueError(f"histograms must all have the same shape; histograms[{k}] has "
-                             f"{a.shape}, histograms[0] has {arrays[0].shape}.")
+    histograms = check_sequence(histograms, "histograms", "histograms (one per shard)")
+    arrays = [check_dtype(a, f"histograms[{k}]", "biuf", "real numbers") for k, a in enumerate(histograms)]
+    check_same_shape(**{f"histograms[{k}]": a for k, a in enumerate(arrays)})
     return reduce(np.add, [a.astype(np.float64) for a in arrays])
 
 
@@ -311,12 +258,10 @@ def best_split(hist: Any, reg_lambda: float = 1.0, gamma: float = 0.0,
         threshold ``cuts[j][b]`` is the lowest of the equivalent ones. ``None`` when
         no candidate qualifies.
     """
-    hist = _real_array(hist, "hist", 3)
-    if hist.shape[2] != 2:
-        raise ValueError(f"hist must have shape (n_features, n_bins, 2), got {hist.shape}.")
-    lam = _non_negative(reg_lambda, "reg_lambda")
-    gamma = _non_negative(gamma, "gamma")
-    mcw = _non_negative(min_child_weight, "min_child_weight")
+    hist = check_shape(check_reals(hist, "hist"), "hist", (None, None, 2), described="(n_features, n_bins, 2)")
+    lam = check_float(reg_lambda, "reg_lambda", low=0.0)
+    gamma = check_float(gamma, "gamma", low=0.0)
+    mcw = check_float(min_child_weight, "min_child_weight", low=0.0)
     d, n_bins, _ = hist.shape
     if n_bins < 2:
         return None
@@ -352,12 +297,9 @@ def histogram_numbers(n_features: Any, n_bins: Any, n_nodes: Any = 1) -> np.ndar
         ``n_nodes * n_features * n_bins * 2`` (a gradient and a Hessian sum per bin):
         independent of the number of rows.
     """
-    d = np.asarray(n_features, dtype=float)
-    B = np.asarray(n_bins, dtype=float)
-    m = np.asarray(n_nodes, dtype=float)
-    for name, v in (("n_features", d), ("n_bins", B), ("n_nodes", m)):
-        if np.any(v < 1):
-            raise ValueError(f"{name} must be >= 1, got {v}.")
+    d = check_reals(n_features, "n_features", 1.0, None, message="be >= 1")
+    B = check_reals(n_bins, "n_bins", 1.0, None, message="be >= 1")
+    m = check_reals(n_nodes, "n_nodes", 1.0, None, message="be >= 1")
     out = m * d * B * 2.0
     return float(out) if out.ndim == 0 else out
 
@@ -372,11 +314,7 @@ def row_numbers(n_rows: Any, n_features: Any) -> np.ndarray | float:
     n_rows, n_features : int or array of int
         ``n`` (the rows that are not already on the machine) and ``d``.
     """
-    n = np.asarray(n_rows, dtype=float)
-    d = np.asarray(n_features, dtype=float)
-    if np.any(n < 0):
-        raise ValueError(f"n_rows must be >= 0, got {n}.")
-    if np.any(d < 1):
-        raise ValueError(f"n_features must be >= 1, got {d}.")
+    n = check_reals(n_rows, "n_rows", 0.0, None, message="be >= 0")
+    d = check_reals(n_features, "n_features", 1.0, None, message="be >= 1")
     out = n * (d + 2.0)
     return float(out) if out.ndim == 0 else out

@@ -30,18 +30,26 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..core.validation import (
+    check_attributes,
+    check_bool,
+    check_callable,
+    check_int,
+    check_integers,
+    check_permutation,
+    check_random_state,
+    check_sequence,
+    check_shape,
+)
+
 __all__ = ["tree_mdi", "forest_mdi", "permutation_importance"]
 
 
 def _tree_arrays(tree: Any) -> Any:
     """The ``tree_`` structure of a fitted tree estimator, or the structure itself."""
-    structure = getattr(tree, "tree_", tree)
     needed = ("children_left", "children_right", "feature", "impurity", "weighted_n_node_samples")
-    missing = [name for name in needed if not hasattr(structure, name)]
-    if missing:
-        raise TypeError(f"tree must be a fitted tree (with tree_) or a tree_ structure; "
-                        f"{type(tree).__name__} has no {', '.join(missing)}.")
-    return structure
+    return check_attributes(getattr(tree, "tree_", tree), "tree", needed,
+                            "a fitted tree (with tree_) or a tree_ structure")
 
 
 def tree_mdi(tree: Any, n_features: int | None = None, normalize: bool = True) -> np.ndarray:
@@ -65,8 +73,7 @@ def tree_mdi(tree: Any, n_features: int | None = None, normalize: bool = True) -
         ``sum_{t splits on j} (w_t i(t) - w_l i(l) - w_r i(r)) / w_0``,
         normalised if asked.
     """
-    if not isinstance(normalize, (bool, np.bool_)):
-        raise TypeError(f"normalize must be a bool, got {normalize!r}.")
+    check_bool(normalize, "normalize")
     s = _tree_arrays(tree)
     left = np.asarray(s.children_left)
     right = np.asarray(s.children_right)
@@ -74,17 +81,13 @@ def tree_mdi(tree: Any, n_features: int | None = None, normalize: bool = True) -
     impurity = np.asarray(s.impurity, dtype=float)
     w = np.asarray(s.weighted_n_node_samples, dtype=float)
     if n_features is None:
-        n_features = getattr(s, "n_features", None)
-        if n_features is None:
-            raise ValueError("n_features must be given when tree_ has no n_features.")
-    if isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer)):
-        raise TypeError(f"n_features must be an int, got {type(n_features).__name__}.")
-    if n_features < 1:
-        raise ValueError(f"n_features must be >= 1, got {n_features}.")
+        check_attributes(s, "tree", ("n_features",), "a tree whose tree_ has n_features, or "
+                         "n_features must be given")
+        n_features = s.n_features
+    n_features = check_int(n_features, "n_features", low=1)
     split = np.flatnonzero(left >= 0)
-    if split.size and feature[split].max() >= n_features:
-        raise ValueError(f"n_features={n_features} is smaller than a feature used by the tree "
-                         f"({int(feature[split].max())}).")
+    check_integers(feature[split], "the features used by the tree", high=n_features - 1,
+                   message=f"be smaller than n_features={n_features}")
     l, r = left[split], right[split]
     decrease = w[split] * impurity[split] - w[l] * impurity[l] - w[r] * impurity[r]
     importance = np.bincount(feature[split], weights=decrease, minlength=n_features) / w[0]
@@ -106,10 +109,8 @@ def forest_mdi(forest: Any, n_features: int | None = None) -> np.ndarray:
     n_features : int, optional
         Number of features; by default ``forest.n_features_in_`` or the trees'.
     """
-    trees = getattr(forest, "estimators_", forest)
-    if not isinstance(trees, (list, tuple)) or not trees:
-        raise TypeError(f"forest must be a fitted forest with estimators_ or a non-empty list "
-                        f"of trees, got {type(forest).__name__}.")
+    trees = check_sequence(getattr(forest, "estimators_", forest), "forest",
+                           "fitted trees (or a fitted forest with estimators_)")
     if n_features is None:
         n_features = getattr(forest, "n_features_in_", None)
     per_tree = [tree_mdi(t, n_features) for t in trees
@@ -150,38 +151,19 @@ def permutation_importance(estimator: Any, X: Any, y: Any, *, n_repeats: int = 5
         ``score(X) - score(X with column j permuted)`` for each feature and
         permutation; average over axis 1 for the importance.
     """
-    X = np.asarray(X)
-    y = np.asarray(y)
-    if X.ndim != 2 or X.shape[0] < 2:
-        raise ValueError(f"X must have shape (n >= 2, d), got {X.shape}.")
-    if y.shape != (X.shape[0],):
-        raise ValueError(f"y must have shape ({X.shape[0]},), got {y.shape}.")
+    X = check_shape(np.asarray(X), "X", (None, None), at_least=(2, 0), described="(n >= 2, d)")
+    y = check_shape(np.asarray(y), "y", (X.shape[0],))
     if score is None:
-        if not hasattr(estimator, "score"):
-            raise TypeError(f"estimator must have a score method (or pass score), "
-                            f"got {type(estimator).__name__}.")
+        check_attributes(estimator, "estimator", ("score",), "an estimator with a score method (or pass score)")
         score = lambda est, A, b: est.score(A, b)  # noqa: E731
-    elif not callable(score):
-        raise TypeError(f"score must be callable, got {type(score).__name__}.")
+    check_callable(score, "score")
     n, d = X.shape
     if permutations is not None:
-        perms = np.asarray(permutations)
-        if perms.ndim != 2 or perms.shape[1] != n or perms.dtype.kind not in "iu":
-            raise ValueError(f"permutations must be an integer array of shape (n_repeats, {n}), "
-                             f"got shape {perms.shape}.")
-        if not np.all(np.sort(perms, axis=1) == np.arange(n)):
-            raise ValueError("permutations must hold permutations of 0..n-1 in every row.")
-        draws = [perms] * d
+        perms = check_permutation(permutations, "permutations", n)
+        draws = [check_shape(perms, "permutations", (None, n), described=f"(n_repeats, {n})")] * d
     else:
-        if isinstance(n_repeats, bool) or not isinstance(n_repeats, (int, np.integer)):
-            raise TypeError(f"n_repeats must be an int, got {type(n_repeats).__name__}.")
-        if n_repeats < 1:
-            raise ValueError(f"n_repeats must be >= 1, got {n_repeats}.")
-        if random_state is not None and not isinstance(
-                random_state, (int, np.integer, np.random.Generator)) or isinstance(random_state, bool):
-            raise TypeError(f"random_state must be None, an int or a numpy Generator, "
-                            f"got {type(random_state).__name__}.")
-        rng = np.random.default_rng(random_state)
+        check_int(n_repeats, "n_repeats", low=1)
+        rng = check_random_state(random_state)
         draws = [np.array([rng.permutation(n) for _ in range(n_repeats)]) for _ in range(d)]
     baseline = float(score(estimator, X, y))
     drops = np.empty((d, len(draws[0])))

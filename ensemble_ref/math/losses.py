@@ -40,7 +40,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..core.validation import as_output, check_pair, check_reals
+from ..core.validation import as_output, check_choice, check_pair, check_reals
 
 __all__ = [
     "sigmoid",
@@ -268,6 +268,4 @@ def get_loss(name: str) -> Loss:
     ----------
     name : {"squared_error", "absolute_error", "log_loss", "exponential"}
     """
-    if not isinstance(name, str) or name not in _LOSSES:
-        raise ValueError(f"loss must be one of {sorted(_LOSSES)}, got {name!r}.")
-    return _LOSSES[name]
+    return _LOSSES[check_choice(name, "loss", sorted(_LOSSES))]

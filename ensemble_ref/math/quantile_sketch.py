@@ -25,29 +25,27 @@ naming the offending argument.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
-from ..core.validation import check_reals
+from ..core.validation import (
+    check_dtype,
+    check_float,
+    check_increasing,
+    check_nonzero,
+    check_reals,
+    check_shape,
+)
 
 __all__ = ["weighted_rank", "weighted_quantile_candidates", "rank_gaps"]
 
 
-def _values(x: Any, name: str = "x") -> np.ndarray:
-    if x is None:
-        raise TypeError(f"{name} must be a 1-D array of real numbers, got None.")
-    return check_reals(x, name, vector=True)  # the package's one validation of real vectors
-
-
 def _weights(h: Any, n: int) -> np.ndarray:
-    arr = _values(h, "h")
-    if arr.size != n:
-        raise ValueError(f"h must have one Hessian per value of x ({n}), got {arr.size}.")
-    if np.any(arr < 0) or arr.sum() <= 0:
-        raise ValueError("h must be non-negative with a positive sum.")
-    return arr
+    """Non-negative weights, one per value of x, not all zero."""
+    h = check_reals(h, "h", 0.0, None, vector=True, message="be non-negative")
+    check_shape(h, "h", (n,), described=f"({n},), one Hessian per value of x")
+    return check_nonzero(h, "h")
 
 
 def weighted_rank(x: Any, h: Any, z: Any) -> np.ndarray:
@@ -66,11 +64,9 @@ def weighted_rank(x: Any, h: Any, z: Any) -> np.ndarray:
     -------
     ndarray of the shape of ``z``, values in [0, 1).
     """
-    x = _values(x)
+    x = check_reals(x, "x", vector=True)
     h = _weights(h, x.size)
-    z_arr = np.asarray(z)
-    if z_arr.dtype.kind not in "biuf":
-        raise TypeError(f"z must contain real numbers, got dtype {z_arr.dtype}.")
+    z_arr = check_dtype(z, "z", "biuf", "real numbers")
     order = np.argsort(x, kind="stable")
     xs, cum = x[order], np.concatenate([[0.0], np.cumsum(h[order])])
     return cum[np.searchsorted(xs, z_arr.astype(np.float64), side="left")] / cum[-1]
@@ -98,12 +94,9 @@ def weighted_quantile_candidates(x: Any, h: Any, eps: float) -> np.ndarray:
     ndarray
         The candidates, increasing, from ``min(x)`` to ``max(x)``.
     """
-    x = _values(x)
+    x = check_reals(x, "x", vector=True)
     h = _weights(h, x.size)
-    if isinstance(eps, bool) or not isinstance(eps, numbers.Real):
-        raise TypeError(f"eps must be a real number, got {type(eps).__name__}.")
-    if not (0 < float(eps) <= 1):
-        raise ValueError(f"eps must be in (0, 1], got {eps}.")
+    eps = check_float(eps, "eps", low=0.0, high=1.0, low_open=True)
     values, inverse = np.unique(x, return_inverse=True)
     mass = np.bincount(inverse, weights=h)
     rank = np.concatenate([[0.0], np.cumsum(mass)[:-1]]) / mass.sum()   # r(v_j)
@@ -131,10 +124,8 @@ def rank_gaps(candidates: Any, x: Any, h: Any) -> tuple[np.ndarray, np.ndarray]:
         True where some value of ``x`` lies strictly between the two candidates, so
         that a further candidate could have been inserted.
     """
-    s = _values(candidates, "candidates")
-    if s.size < 2 or np.any(np.diff(s) <= 0):
-        raise ValueError("candidates must hold at least 2 strictly increasing values.")
-    x = _values(x)
+    s = check_increasing(check_reals(candidates, "candidates", ndim=1), "candidates", at_least=2)
+    x = check_reals(x, "x", vector=True)
     r = weighted_rank(x, h, s)
     values = np.unique(x)
     inside = (np.searchsorted(values, s[1:], side="left")

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from ..core.validation import check_int, check_random_state
+from ..core.validation import check_choice, check_int, check_random_state
 
 __all__ = [
     "breiman_max_features",
@@ -33,7 +33,8 @@ __all__ = [
 ]
 
 
-def _check_dkm(n_features: int, n_informative: int, max_features: int) -> tuple[int, int, int]:
+def _sizes(n_features: int, n_informative: int, max_features: int) -> tuple[int, int, int]:
+    """``(d, k, m)``: features, informative ones (``0 <= k <= d``), candidates (``1 <= m <= d``)."""
     d = check_int(n_features, "n_features", low=1)
     k = check_int(n_informative, "n_informative", low=0, high=d)
     m = check_int(max_features, "max_features", low=1, high=d)
@@ -65,11 +66,9 @@ def breiman_max_features(n_features: int, task: str = "classification") -> int:
     (classification) and :math:`m = \\max(1, \\lfloor d/3 \\rfloor)` (regression).
     """
     d = check_int(n_features, "n_features", low=1)
-    if task == "classification":
+    if check_choice(task, "task", ("classification", "regression")) == "classification":
         return max(1, math.isqrt(d))  # floor(sqrt(d)), exact for every integer d
-    if task == "regression":
-        return max(1, d // 3)  # floor(d / 3)
-    raise ValueError(f"task must be 'classification' or 'regression', got {task!r}.")
+    return max(1, d // 3)  # floor(d / 3)
 
 
 def prob_no_informative(n_features: int, n_informative: int, max_features: int) -> float:
@@ -97,7 +96,7 @@ def prob_no_informative(n_features: int, n_informative: int, max_features: int) 
     noise with probability ``(d-k-j)/(d-j)`` given that the ``j`` before it
     were. The product never forms the (huge) binomial coefficients.
     """
-    d, k, m = _check_dkm(n_features, n_informative, max_features)
+    d, k, m = _sizes(n_features, n_informative, max_features)
     if m > d - k:
         return 0.0
     j = np.arange(m, dtype=np.float64)
@@ -118,7 +117,7 @@ def informative_count_pmf(n_features: int, n_informative: int, max_features: int
     -----
     The mean of this distribution is :math:`mk/d` (exercise ``ex-rf-mean-informative``).
     """
-    d, k, m = _check_dkm(n_features, n_informative, max_features)
+    d, k, m = _sizes(n_features, n_informative, max_features)
     total = math.comb(d, m)
     return np.array([math.comb(k, j) * math.comb(d - k, m - j) / total
                      for j in range(min(k, m) + 1)])
@@ -160,6 +159,6 @@ def simulate_no_informative(n_features: int, n_informative: int, max_features: i
         estimates :func:`prob_no_informative`, with standard error
         :math:`\\sqrt{p(1-p)/R}`.
     """
-    d, k, m = _check_dkm(n_features, n_informative, max_features)
+    d, k, m = _sizes(n_features, n_informative, max_features)
     subsets = sample_feature_subsets(d, m, n_draws, rng)
     return ~np.any(subsets < k, axis=1)  # no index among the informative 0..k-1

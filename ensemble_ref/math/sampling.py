@@ -28,43 +28,28 @@ Features here are already *binned*: non-negative integers, with bin 0 the zero
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
-from ..core.validation import check_reals
+from ..core.validation import (
+    check_float,
+    check_int,
+    check_integers,
+    check_random_state,
+    check_reals,
+    check_same_shape,
+    check_shape,
+)
 
 __all__ = ["goss_counts", "goss_weights", "conflict_counts", "greedy_bundles", "bundle_offsets",
            "merge_bundle", "bin_histogram", "unbundle_histogram"]
 
 
-def _rate(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {type(value).__name__}.")
-    if not (0 < float(value) < 1):
-        raise ValueError(f"{name} must be in (0, 1), got {value}.")
-    return float(value)
-
-
-def _vector(a: Any, name: str) -> np.ndarray:
-    if a is None:
-        raise TypeError(f"{name} must be a 1-D array of real numbers, got None.")
-    return check_reals(a, name, vector=True)  # the package's one validation of real vectors
-
-
-def _binned(X: Any, name: str = "X_binned") -> np.ndarray:
-    if X is None:
-        raise TypeError(f"{name} must be a 2-D array of non-negative integer bins, got None.")
-    arr = np.asarray(X)
-    if arr.dtype.kind not in "iub":
-        raise TypeError(f"{name} must contain integer bins, got dtype {arr.dtype}.")
-    arr = arr.astype(np.int64)
-    if arr.ndim != 2 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 2-D array, got shape {arr.shape}.")
-    if np.any(arr < 0):
-        raise ValueError(f"{name} must contain non-negative bins (0 = the zero value).")
-    return arr
+def _binned(X: Any) -> np.ndarray:
+    """Binned features: a non-empty 2-D array of non-negative integer bins (0 = the zero value)."""
+    X = check_integers(X, "X_binned", low=0, bool_ok=True, message="contain non-negative bins (0 = the zero value)")
+    return check_shape(X, "X_binned", (None, None), at_least=1, described="(n, d), non-empty")
 
 
 # --- GOSS -----------------------------------------------------------------------------------
@@ -77,15 +62,15 @@ def goss_counts(n: int, top_rate: float, other_rate: float) -> tuple[int, int, f
     ``factor = (n - top_k) / other_k``, which is :math:`(1 - a)/b` when :math:`na` and
     :math:`nb` are integers.
     """
-    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)):
-        raise TypeError(f"n must be an int, got {type(n).__name__}.")
-    a, b = _rate(top_rate, "top_rate"), _rate(other_rate, "other_rate")
-    if a + b > 1:
-        raise ValueError(f"top_rate + other_rate must be <= 1, got {a} + {b}.")
+    n = check_int(n, "n")
+    a, b = (check_float(rate, name, low=0.0, high=1.0, low_open=True, high_open=True)
+            for rate, name in ((top_rate, "top_rate"), (other_rate, "other_rate")))
+    check_reals(a + b, "top_rate + other_rate", None, 1.0, message="be <= 1")
     top_k = max(1, int(np.floor(n * a + 1e-9)))
     other_k = int(np.floor(n * b + 1e-9))
-    if other_k < 1 or top_k + other_k > n:
-        raise ValueError(f"n = {n} rows are too few for top_rate={a}, other_rate={b}.")
+    too_few = f"n = {n} rows are too few for top_rate={a}, other_rate={b}"
+    check_integers(other_k, "other_k = floor(n * other_rate)", low=1, message=f"be at least 1 ({too_few})")
+    check_integers(top_k + other_k, "top_k + other_k", high=n, message=f"be at most n ({too_few})")
     return top_k, other_k, (n - top_k) / other_k
 
 
@@ -117,22 +102,14 @@ def goss_weights(gradients: Any, top_rate: float, other_rate: float,
         ``factor`` for the ``other_k`` rows sampled without replacement from the rest,
         0 for the rows not used.
     """
-    g = _vector(gradients, "gradients")
+    g = check_reals(gradients, "gradients", vector=True)
     key = np.abs(g)
     if hessians is not None:
-        h = _vector(hessians, "hessians")
-        if h.shape != g.shape:
-            raise ValueError(f"hessians must have one value per gradient ({g.size}), got shape {h.shape}.")
+        h = check_reals(hessians, "hessians", vector=True)
+        check_shape(h, "hessians", g.shape, described=f"({g.size},), one value per gradient")
         key = np.abs(g * h)  # LightGBM ranks by |g h|
     top_k, other_k, factor = goss_counts(g.size, top_rate, other_rate)
-    if isinstance(random_state, np.random.Generator):
-        rng = random_state
-    elif random_state is None or (isinstance(random_state, (numbers.Integral, np.integer))
-                                  and not isinstance(random_state, bool)):
-        rng = np.random.default_rng(random_state)
-    else:
-        raise TypeError("random_state must be None, an int or a numpy.random.Generator, got "
-                        f"{type(random_state).__name__}.")
+    rng = check_random_state(random_state)
     order = np.argsort(-key, kind="stable")
     rest = order[top_k:]
     w = np.zeros(g.size)
@@ -157,10 +134,7 @@ def greedy_bundles(X_binned: Any, max_conflicts: int = 0) -> list[list[int]]:
     Returns a list of bundles, each a list of feature indices.
     """
     X = _binned(X_binned)
-    if isinstance(max_conflicts, bool) or not isinstance(max_conflicts, (numbers.Integral, np.integer)):
-        raise TypeError(f"max_conflicts must be an int, got {type(max_conflicts).__name__}.")
-    if max_conflicts < 0:
-        raise ValueError(f"max_conflicts must be >= 0, got {max_conflicts}.")
+    max_conflicts = check_int(max_conflicts, "max_conflicts", low=0)
     C = conflict_counts(X)
     order = np.argsort(-np.diag(C), kind="stable")
     bundles: list[list[int]] = []
@@ -181,11 +155,8 @@ def greedy_bundles(X_binned: Any, max_conflicts: int = 0) -> list[list[int]]:
 def bundle_offsets(n_bins: Sequence[int]) -> np.ndarray:
     """Offsets of the features of a bundle: feature j's non-zero bins 1..n_bins[j]-1 become
     ``offset[j] + 1 .. offset[j] + n_bins[j] - 1`` with ``offset[j] = sum_{k<j} (n_bins[k] - 1)``."""
-    nb = np.asarray(n_bins)
-    if nb.dtype.kind not in "iu" or nb.ndim != 1 or nb.size == 0:
-        raise TypeError("n_bins must be a non-empty 1-D sequence of integers.")
-    if np.any(nb < 2):
-        raise ValueError("n_bins must be >= 2 for every feature (bin 0 and a non-zero bin).")
+    nb = check_integers(n_bins, "n_bins", low=2, message="be >= 2 for every feature (bin 0 and a non-zero bin)")
+    check_shape(nb, "n_bins", (None,), at_least=1)
     return np.concatenate([[0], np.cumsum(nb - 1)[:-1]]).astype(np.int64)
 
 
@@ -193,15 +164,14 @@ def merge_bundle(X_binned: Any, features: Sequence[int], n_bins: Sequence[int]) 
     """The bundle of ``features`` as one binned feature: 0 where all are zero, otherwise
     ``offset[j] + bin`` of the non-zero feature j (the last one, on a conflicting row)."""
     X = _binned(X_binned)
-    features = list(features)
-    if not features or any(not (0 <= f < X.shape[1]) for f in features):
-        raise ValueError(f"features must be a non-empty list of column indices of X_binned, got {features}.")
-    nb = np.asarray(n_bins)
-    if nb.shape != (len(features),):
-        raise ValueError(f"n_bins must give one bin count per feature ({len(features)}), got {nb.shape}.")
-    offsets = bundle_offsets(nb)
-    if np.any(X[:, features] >= nb):
-        raise ValueError("X_binned has a bin >= n_bins for some feature of the bundle.")
+    features = check_integers(features, "features", 0, X.shape[1] - 1,
+                              message="hold column indices of X_binned")
+    features = check_shape(features, "features", (None,), at_least=1).tolist()
+    offsets = bundle_offsets(n_bins)
+    nb = check_shape(np.asarray(n_bins), "n_bins", (len(features),),
+                     described=f"({len(features)},), one bin count per feature")
+    check_integers(X[:, features], "X_binned", high=nb - 1, message="hold bins below n_bins in "
+                   "every feature of the bundle")
     out = np.zeros(X.shape[0], dtype=np.int64)
     for f, off in zip(features, offsets):
         col = X[:, f]
@@ -211,16 +181,12 @@ def merge_bundle(X_binned: Any, features: Sequence[int], n_bins: Sequence[int]) 
 
 def bin_histogram(bins: Any, g: Any, h: Any, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
     """The gradient histogram of one binned feature: per-bin sums ``(G_b, H_b)``, b < n_bins."""
-    b = np.asarray(bins)
-    if b.dtype.kind not in "iu" or b.ndim != 1:
-        raise TypeError("bins must be a 1-D array of integer bins.")
-    g, h = _vector(g, "g"), _vector(h, "h")
-    if g.shape != b.shape or h.shape != b.shape:
-        raise ValueError("g and h must have one value per entry of bins.")
-    if isinstance(n_bins, bool) or not isinstance(n_bins, (numbers.Integral, np.integer)):
-        raise TypeError(f"n_bins must be an int, got {type(n_bins).__name__}.")
-    if n_bins < 1 or b.min() < 0 or b.max() >= n_bins:
-        raise ValueError(f"n_bins must exceed every bin, got n_bins={n_bins}, max bin {b.max()}.")
+    n_bins = check_int(n_bins, "n_bins", low=1)
+    b = check_integers(bins, "bins", 0, n_bins - 1, message=f"lie in [0, n_bins - 1 = {n_bins - 1}] "
+                       "(n_bins must exceed every bin)")
+    check_shape(b, "bins", (None,))
+    g, h = check_reals(g, "g", vector=True), check_reals(h, "h", vector=True)
+    check_same_shape(bins=b, g=g, h=h)
     return (np.bincount(b, weights=g, minlength=n_bins), np.bincount(b, weights=h, minlength=n_bins))
 
 
@@ -231,13 +197,13 @@ def unbundle_histogram(hist_bundle: Any, total: float, position: int, n_bins: Se
     Its non-zero bins are the bundle's bins ``offset + 1 .. offset + n_bins - 1``; its
     zero bin is ``total`` (the node's sum) minus their sum.
     """
-    hb = _vector(hist_bundle, "hist_bundle")
+    hb = check_reals(hist_bundle, "hist_bundle", vector=True)
     offsets = bundle_offsets(n_bins)
-    if not (0 <= position < len(offsets)):
-        raise ValueError(f"position must index a feature of the bundle, got {position}.")
+    position = check_int(position, "position", low=0, high=len(offsets) - 1)
     nb = int(np.asarray(n_bins)[position])
-    if hb.size < offsets[-1] + np.asarray(n_bins)[-1]:
-        raise ValueError("hist_bundle has fewer bins than the bundle's features need.")
+    need = int(offsets[-1] + np.asarray(n_bins)[-1])
+    check_shape(hb, "hist_bundle", (None,), at_least=need, described=f"(>= {need},): the bins of the "
+                "bundle's features")
     nonzero = hb[offsets[position] + 1: offsets[position] + nb]
     return np.concatenate([[float(total) - nonzero.sum()], nonzero])
 
@@ -286,19 +252,9 @@ def subsample_rows(n: int, rate: float, random_state: Any = None) -> np.ndarray:
     ndarray of int
         The indices of the sampled rows, increasing; ``arange(n)`` when ``rate = 1``.
     """
-    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or n < 1:
-        raise ValueError(f"n must be an int >= 1, got {n!r}.")
-    if isinstance(rate, bool) or not isinstance(rate, numbers.Real) or not 0 < float(rate) <= 1:
-        raise ValueError(f"rate must be a real number in (0, 1], got {rate!r}.")
-    if isinstance(random_state, np.random.Generator):
-        rng = random_state
-    elif random_state is None or (isinstance(random_state, (numbers.Integral, np.integer))
-                                  and not isinstance(random_state, bool)):
-        rng = np.random.default_rng(random_state)
-    else:
-        raise TypeError("random_state must be None, an int or a numpy.random.Generator, got "
-                        f"{type(random_state).__name__}.")
-    return _subsample_rows(rng, int(n), float(rate))
+    n = check_int(n, "n", low=1)
+    rate = check_float(rate, "rate", low=0.0, high=1.0, low_open=True)
+    return _subsample_rows(check_random_state(random_state), n, rate)
 
 
 __all__ += ["subsample_rows"]

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import as_output, check_float, check_reals
+from ..core.validation import as_output, check_float, check_reals, check_same_shape, check_shape
 
 __all__ = ["leaf_weight", "structure_score", "split_gain", "quadratic_objective"]
 
@@ -61,10 +61,11 @@ def _gain(bracket, gamma):
 # --- the public, validating functions ----------------------------------------------------------
 
 
-def _check_lam(lam: Any, H: np.ndarray, name: str = "H") -> float:
+def _penalty(lam: Any, **H: np.ndarray) -> float:
+    """``lam`` (a float >= 0) once ``H + lam`` is positive for each hessian sum ``H`` given."""
     lam = check_float(lam, "lam", low=0.0)
-    if (H + lam <= 0).any():
-        raise ValueError(f"{name} + lam must be positive, got {name} + lam = {H + lam}.")
+    for name, value in H.items():
+        check_reals(value + lam, f"{name} + lam", 0.0, None, low_open=True, message="be positive")
     return lam
 
 
@@ -89,7 +90,7 @@ def leaf_weight(G: Any, H: Any, lam: float = 1.0) -> np.ndarray | float:
     one Newton step from the current scores with a ridge penalty.
     """
     G, H = np.broadcast_arrays(check_reals(G, "G"), check_reals(H, "H"))
-    lam = _check_lam(lam, H)
+    lam = _penalty(lam, H=H)
     return as_output(_leaf_weight(G, H, lam))
 
 
@@ -135,10 +136,9 @@ def structure_score(G: Any, H: Any, lam: float = 1.0, gamma: float = 0.0) -> flo
         ``eq-xgb-structure-score``); smaller is better.
     """
     G, H = np.atleast_1d(check_reals(G, "G")), np.atleast_1d(check_reals(H, "H"))
-    if G.shape != H.shape or G.size == 0:
-        raise ValueError(f"G and H must hold one sum per leaf (at least one leaf), with the same "
-                         f"shape; got shapes {G.shape} and {H.shape}.")
-    lam = _check_lam(lam, H)
+    check_same_shape(G=G, H=H)
+    check_shape(G, "G", (None,) * G.ndim, at_least=1, described="(T,) with T >= 1: one sum per leaf")
+    lam = _penalty(lam, H=H)
     gamma = check_float(gamma, "gamma", low=0.0)
     return float(-0.5 * np.sum(_score(G, H, lam)) + gamma * G.size)  # eq-xgb-structure-score
 
@@ -177,7 +177,6 @@ def split_gain(G_L: Any, H_L: Any, G_R: Any, H_R: Any, lam: float = 1.0,
     """
     G_L, H_L, G_R, H_R = np.broadcast_arrays(check_reals(G_L, "G_L"), check_reals(H_L, "H_L"),
                                              check_reals(G_R, "G_R"), check_reals(H_R, "H_R"))
-    lam = _check_lam(lam, H_L, "H_L")
-    _check_lam(lam, H_R, "H_R")
+    lam = _penalty(lam, H_L=H_L, H_R=H_R)
     gamma = check_float(gamma, "gamma", low=0.0)
     return as_output(_gain(_bracket(G_L, H_L, G_R, H_R, lam), gamma))

@@ -27,7 +27,15 @@ from typing import Any, NamedTuple
 import numpy as np
 from scipy.optimize import minimize_scalar
 
-from ..core.validation import check_array, check_float, check_reals
+from ..core.validation import (
+    check_array,
+    check_float,
+    check_integers,
+    check_reals,
+    check_same_shape,
+    check_shape,
+)
+from . import losses
 from .losses import Loss, get_loss
 
 __all__ = [
@@ -51,22 +59,12 @@ def _resolve_loss(loss: Any) -> Loss:
     return get_loss(loss)
 
 
-def _vector(a: Any, name: str) -> np.ndarray:
-    """A finite 1-D float64 array (scalars are not accepted)."""
-    return check_reals(a, name, vector=True)
-
-
-def _check_leaves(leaf_index: Any, w: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
-    """Validate a leaf assignment ``q`` (ints in ``0..T-1``) and leaf weights ``w`` (length ``T``)."""
-    q = np.asarray(leaf_index)
-    if q.dtype.kind not in "iu" or q.ndim != 1 or q.size != n_samples:
-        raise ValueError(f"leaf_index must be a 1-D integer array of length {n_samples}, got "
-                         f"dtype {q.dtype} and shape {q.shape}.")
-    w = _vector(w, "w")
-    if q.min() < 0 or q.max() >= w.size:
-        raise ValueError(f"leaf_index must lie in [0, {w.size - 1}] for {w.size} leaf weights, "
-                         f"got values in [{q.min()}, {q.max()}].")
-    return q, w
+def _leaves(leaf_index: Any, w: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """A leaf assignment ``q`` (one int in ``0..T-1`` per point) and leaf weights ``w`` (length ``T``)."""
+    w = check_reals(w, "w", vector=True)
+    q = check_integers(leaf_index, "leaf_index", 0, w.size - 1,
+                       message=f"lie in [0, {w.size - 1}] for {w.size} leaf weights")
+    return check_shape(q, "leaf_index", (n_samples,)), w
 
 
 # --- the second-order expansion -------------------------------------------------------------
@@ -101,14 +99,13 @@ def taylor_remainder(loss: Any, y: Any, F: Any, f: Any) -> np.ndarray:
     :math:`10^{-16}`.
     """
     L = _resolve_loss(loss)
-    y = _vector(y, "y")
-    F = _vector(F, "F")
-    f = np.asarray(f, dtype=np.float64)
+    y = check_reals(y, "y", vector=True)
+    F = check_reals(F, "F", vector=True)
+    f = check_reals(f, "f")
     if f.ndim == 0:
         f = np.full_like(F, float(f))
-    f = _vector(f, "f")
-    if not (y.shape == F.shape == f.shape):
-        raise ValueError(f"y, F and f must have one shape, got {y.shape}, {F.shape} and {f.shape}.")
+    check_shape(f, "f", (None,), at_least=1)
+    check_same_shape(y=y, F=F, f=f)
     g = L.gradient(y, F)  # g_i = dl/dF
     h = L.hessian(y, F)  # h_i = d^2 l / dF^2
     return L.value(y, F + f) - (L.value(y, F) + g * f + 0.5 * h * f ** 2)  # eq-xgb-taylor
@@ -129,12 +126,9 @@ def log_loss_third_derivative(F: Any) -> np.ndarray | float:
         enters the log loss linearly). In absolute value it is at most
         :math:`1/(6\sqrt3)`, reached at :math:`p = \tfrac12 \pm 1/(2\sqrt3)`.
     """
-    F = np.asarray(F)
-    if F.dtype.kind not in "biuf" or not np.isfinite(F).all():
-        raise ValueError("F must contain finite real numbers.")
-    F = F.astype(np.float64)
-    p = np.exp(-np.logaddexp(0.0, -F))  # sigma(F)
-    q = np.exp(-np.logaddexp(0.0, F))  # 1 - sigma(F), without cancellation
+    F = check_reals(F, "F")
+    p = losses._sigmoid(F)  # sigma(F)
+    q = losses._sigmoid(-F)  # 1 - sigma(F), without cancellation
     out = p * q * (q - p)  # p (1 - p) (1 - 2p)
     return float(out) if out.ndim == 0 else out
 
@@ -153,20 +147,12 @@ def log_loss_remainder_bound(f: Any) -> np.ndarray | float:
         :math:`\max_F |l'''(F)| \, |f|^3 / 3! = |f|^3 / (36\sqrt3)` (theorem
         ``thm-xgb-taylor``), valid for every score and both labels.
     """
-    f = np.asarray(f)
-    if f.dtype.kind not in "biuf" or not np.isfinite(f).all():
-        raise ValueError("f must contain finite real numbers.")
-    out = np.abs(f.astype(np.float64)) ** 3 / (36.0 * np.sqrt(3.0))  # sup|l'''| |f|^3 / 6
+    f = check_reals(f, "f")
+    out = np.abs(f) ** 3 / (36.0 * np.sqrt(3.0))  # sup|l'''| |f|^3 / 6
     return float(out) if out.ndim == 0 else out
 
 
 # --- the objective of one new tree ----------------------------------------------------------
-
-
-def _check_reg(lam: Any, gamma: Any) -> tuple[float, float]:
-    lam = check_float(lam, "lam", low=0.0)
-    gamma = check_float(gamma, "gamma", low=0.0)
-    return lam, gamma
 
 
 def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, lam: float = 1.0,
@@ -197,12 +183,11 @@ def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, la
         of the earlier trees are constants).
     """
     L = _resolve_loss(loss)
-    y = _vector(y, "y")
-    F = _vector(F, "F")
-    if y.shape != F.shape:
-        raise ValueError(f"y and F must have one shape, got {y.shape} and {F.shape}.")
-    q, w = _check_leaves(leaf_index, w, y.size)
-    lam, gamma = _check_reg(lam, gamma)
+    y = check_reals(y, "y", vector=True)
+    F = check_reals(F, "F", vector=True)
+    check_same_shape(y=y, F=F)
+    q, w = _leaves(leaf_index, w, y.size)
+    lam, gamma = check_float(lam, "lam", low=0.0), check_float(gamma, "gamma", low=0.0)
     T = w.size
     loss_sum = float(np.sum(L.value(y, F + w[q])))  # sum_i l(y_i, F_i + w_q(x_i))
     return loss_sum + gamma * T + 0.5 * lam * float(w @ w)  # + Omega(f), eq-xgb-objective
@@ -230,12 +215,11 @@ def second_order_objective(g: Any, h: Any, leaf_index: Any, w: Any, lam: float =
         + \tfrac12\lambda \sum_j w_j^2` (equation ``eq-xgb-quadratic``), without
         grouping the points by leaf.
     """
-    g = _vector(g, "g")
-    h = _vector(h, "h")
-    if g.shape != h.shape:
-        raise ValueError(f"g and h must have one shape, got {g.shape} and {h.shape}.")
-    q, w = _check_leaves(leaf_index, w, g.size)
-    lam, gamma = _check_reg(lam, gamma)
+    g = check_reals(g, "g", vector=True)
+    h = check_reals(h, "h", vector=True)
+    check_same_shape(g=g, h=h)
+    q, w = _leaves(leaf_index, w, g.size)
+    lam, gamma = check_float(lam, "lam", low=0.0), check_float(gamma, "gamma", low=0.0)
     wq = w[q]
     return float(np.sum(g * wq + 0.5 * h * wq ** 2)) + gamma * w.size + 0.5 * lam * float(w @ w)
 
@@ -273,16 +257,13 @@ def minimise_leaf_objective(g: Any, h: Any, lam: float = 1.0) -> tuple[float, fl
     accuracy; the minimum value, at which the function is flat, is accurate to
     a few units of rounding.
     """
-    g = _vector(g, "g")
-    h = _vector(h, "h")
-    if g.shape != h.shape:
-        raise ValueError(f"g and h must have one shape, got {g.shape} and {h.shape}.")
-    if np.any(h < 0):
-        raise ValueError("h must be non-negative (the losses of the book are convex).")
+    g = check_reals(g, "g", vector=True)
+    h = check_reals(h, "h", vector=True)
+    check_same_shape(g=g, h=h)
+    check_reals(h, "h", 0.0, None, message="be non-negative (the losses of the book are convex)")
     lam = check_float(lam, "lam", low=0.0)
-    if h.sum() + lam <= 0:
-        raise ValueError("sum(h) + lam must be positive, otherwise the leaf objective has no "
-                         "minimum; use lam > 0.")
+    check_reals(h.sum() + lam, "sum(h) + lam", 0.0, None, low_open=True,
+                message="be positive, otherwise the leaf objective has no minimum; use lam > 0")
 
     def objective(w: float) -> float:
         return float(np.sum(g * w + 0.5 * h * w * w)) + 0.5 * lam * w * w
@@ -319,16 +300,16 @@ def minimise_leaf_loss(loss: Any, y: Any, F: Any, lam: float = 1.0) -> tuple[flo
         the loss then decreases without bound and has no minimiser.
     """
     L = _resolve_loss(loss)
-    y = _vector(y, "y")
-    F = _vector(F, "F")
-    if y.shape != F.shape:
-        raise ValueError(f"y and F must have one shape, got {y.shape} and {F.shape}.")
+    y = check_reals(y, "y", vector=True)
+    F = check_reals(F, "F", vector=True)
+    check_same_shape(y=y, F=F)
     lam = check_float(lam, "lam", low=0.0)
-    if lam == 0 and L.name in ("log_loss", "exponential") and np.unique(y).size == 1:
-        raise ValueError("with lam = 0 and a single label in the leaf the loss has no minimiser.")
-    if lam == 0 and L.name == "absolute_error":
-        raise ValueError("minimise_leaf_loss needs a differentiable loss or lam > 0; the "
-                         "absolute error's minimisers form an interval (use a median).")
+    if L.name in ("log_loss", "exponential") and np.unique(y).size == 1:
+        check_reals(lam, "lam", 0.0, None, low_open=True, message="be positive when the leaf has a "
+                    "single label: with lam = 0 the loss then has no minimiser")
+    if L.name == "absolute_error":
+        check_reals(lam, "lam", 0.0, None, low_open=True, message="be positive for the absolute "
+                    "error, whose minimisers with lam = 0 form an interval (use a median)")
 
     def objective(w: float) -> float:
         return float(np.sum(L.value(y, F + w))) + 0.5 * lam * w * w
@@ -370,14 +351,11 @@ def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, gamma: f
     evaluated without its closed form: :math:`O(n)` numerical minimisations of
     :math:`O(n)` sums each, so use it on small nodes.
     """
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 1 or x.size == 0 or np.isinf(x).any():
-        raise ValueError("x must be a non-empty 1-D array without infinity (NaN = missing).")
-    g = _vector(g, "g")
-    h = _vector(h, "h")
-    if not (x.shape == g.shape == h.shape):
-        raise ValueError(f"x, g and h must have one shape, got {x.shape}, {g.shape}, {h.shape}.")
-    lam, gamma = _check_reg(lam, gamma)
+    x = check_reals(x, "x", vector=True, allow_nan=True)
+    g = check_reals(g, "g", vector=True)
+    h = check_reals(h, "h", vector=True)
+    check_same_shape(x=x, g=g, h=h)
+    lam, gamma = check_float(lam, "lam", low=0.0), check_float(gamma, "gamma", low=0.0)
     missing = np.isnan(x)
     values = np.unique(x[~missing])
     thresholds = 0.5 * (values[:-1] + values[1:])
@@ -437,12 +415,14 @@ def best_split_brute_force(X: Any, g: Any, h: Any, lam: float = 1.0, gamma: floa
     """
     X = check_array(X, "X", allow_nan=True)
     best: BruteForceSplit | None = None
+    n_candidates = 0
     for j in range(X.shape[1]):
         thresholds, dec_left, dec_right = split_objective_decreases(X[:, j], g, h, lam, gamma)
+        n_candidates += thresholds.size
         for k, theta in enumerate(thresholds):
             for missing_left, dec in ((False, dec_right[k]), (True, dec_left[k])):
                 if best is None or dec > best.decrease:
                     best = BruteForceSplit(j, float(theta), missing_left, float(dec))
-    if best is None:
-        raise ValueError("X has no feature with two distinct observed values: no split exists.")
+    check_integers(n_candidates, "the number of candidate splits", low=1, message="be at least 1, "
+                   "but X has no feature with two distinct observed values: no split exists")
     return best

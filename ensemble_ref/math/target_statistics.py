@@ -22,43 +22,30 @@ naming the offending argument.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
 
+from ..core.validation import check_attributes, check_float, check_permutation, check_reals, check_shape
+
 __all__ = ["greedy_target_statistic", "ordered_target_statistic", "apply_target_statistic"]
 
 
-def _check(categories: Any, y: Any, prior: float, prior_weight: float
-           ) -> tuple[np.ndarray, np.ndarray, float, float]:
-    if categories is None or y is None:
-        raise TypeError("categories and y must be 1-D arrays, got None.")
-    cats = np.asarray(categories)
-    if cats.ndim != 1 or cats.size == 0:
-        raise ValueError(f"categories must be a non-empty 1-D array, got shape {cats.shape}.")
-    target = np.asarray(y)
-    if target.dtype.kind not in "biuf":
-        raise TypeError(f"y must contain real numbers, got dtype {target.dtype}.")
-    target = target.astype(np.float64)
-    if target.shape != cats.shape:
-        raise ValueError(f"y must have one target per category ({cats.size}), got shape {target.shape}.")
-    if not np.all(np.isfinite(target)):
-        raise ValueError("y must contain only finite values.")
-    for name, v in (("prior", prior), ("prior_weight", prior_weight)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise TypeError(f"{name} must be a real number, got {type(v).__name__}.")
-        if not np.isfinite(v):
-            raise ValueError(f"{name} must be finite, got {v}.")
-    if prior_weight <= 0:
-        raise ValueError(f"prior_weight must be > 0, got {prior_weight}.")
-    return cats, target, float(prior), float(prior_weight)
+def _data(categories: Any, y: Any, prior: float, prior_weight: float
+          ) -> tuple[np.ndarray, np.ndarray, float, float]:
+    """The rows' categories and targets (1-D, one target per row), the prior ``p`` and ``a > 0``."""
+    check_attributes(categories, "categories", ("__len__",), "a 1-D array of categories")
+    cats = check_shape(np.asarray(categories), "categories", (None,), at_least=1)
+    target = check_shape(check_reals(y, "y"), "y", cats.shape,
+                         described=f"({cats.size},), one target per category")
+    prior = check_float(prior, "prior")
+    return cats, target, prior, check_float(prior_weight, "prior_weight", low=0.0, low_open=True)
 
 
 def greedy_target_statistic(categories: Any, y: Any, prior: float, prior_weight: float = 1.0
                             ) -> np.ndarray:
     r"""The greedy TS of every training row: :math:`D_i` = all rows, row :math:`i` included."""
-    cats, y, p, a = _check(categories, y, prior, prior_weight)
+    cats, y, p, a = _data(categories, y, prior, prior_weight)
     _, inv = np.unique(cats, return_inverse=True)
     sums, counts = np.bincount(inv, weights=y), np.bincount(inv)
     return (sums[inv] + a * p) / (counts[inv] + a)
@@ -83,12 +70,8 @@ def ordered_target_statistic(categories: Any, y: Any, permutation: Any, prior: f
     -------
     ndarray of shape (n,), in the rows' original order.
     """
-    cats, y, p, a = _check(categories, y, prior, prior_weight)
-    perm = np.asarray(permutation)
-    if perm.dtype.kind not in "iu":
-        raise TypeError(f"permutation must contain integer row indices, got dtype {perm.dtype}.")
-    if perm.shape != cats.shape or not np.array_equal(np.sort(perm), np.arange(cats.size)):
-        raise ValueError(f"permutation must be a permutation of 0, ..., {cats.size - 1}.")
+    cats, y, p, a = _data(categories, y, prior, prior_weight)
+    perm = check_shape(check_permutation(permutation, "permutation", cats.size), "permutation", cats.shape)
     _, inv = np.unique(cats, return_inverse=True)
     position = np.empty(cats.size, dtype=np.int64)
     position[perm] = np.arange(cats.size)
@@ -107,10 +90,8 @@ def ordered_target_statistic(categories: Any, y: Any, permutation: Any, prior: f
 def apply_target_statistic(train_categories: Any, train_y: Any, categories: Any, prior: float,
                            prior_weight: float = 1.0) -> np.ndarray:
     r"""The TS of new rows from all training rows; an unseen category gets the prior :math:`p`."""
-    cats, y, p, a = _check(train_categories, train_y, prior, prior_weight)
-    new = np.asarray(categories)
-    if new.ndim != 1:
-        raise ValueError(f"categories must be 1-D, got shape {new.shape}.")
+    cats, y, p, a = _data(train_categories, train_y, prior, prior_weight)
+    new = check_shape(np.asarray(categories), "categories", (None,))
     values, inv = np.unique(cats, return_inverse=True)
     sums, counts = np.bincount(inv, weights=y), np.bincount(inv)
     idx = np.searchsorted(values, new)
