@@ -19,14 +19,28 @@ runs in ``unit``.
 from __future__ import annotations
 
 import sys
+import time
+
+from doit.reporter import ConsoleReporter
 
 from tools import stages
 from tools.book_builds import jupyter_book
 from tools.stages import ONE_THREAD
 
+
+class StageReporter(ConsoleReporter):
+    """doit's console report, then the table of time per stage (also after a failure)."""
+
+    started = time.time()
+
+    def complete_run(self):
+        super().complete_run()
+        stages.report(ORDER, since=self.started)
+
+
 DOIT_CONFIG = {"default_tasks": ["test"], "num_process": 4, "par_type": "thread",
                "continue": True, "verbosity": 2, "dep_file": "_build/.doit.json",
-               "backend": "json"}
+               "backend": "json", "reporter": StageReporter}
 
 PY = sys.executable
 PYTEST = [PY, "-m", "pytest", "-q", "-rfE"]
@@ -94,5 +108,5 @@ def task_fresh():
 
 
 def task_test():
-    """Every stage; then the table of time per stage."""
-    return {"actions": [(stages.report, [ORDER])], "task_dep": ORDER, "verbosity": 2}
+    """Every stage (the run ends with the table of time per stage)."""
+    return {"actions": None, "task_dep": ORDER}

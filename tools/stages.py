@@ -67,9 +67,10 @@ def run(name: str, *commands: list[str], nice: int = 0, env: dict | None = None,
     return code == 0
 
 
-def report(names: list[str]) -> None:
-    """The table of time per stage, and each chapter's nbval result in the fresh environment."""
-    recs = [r for r in map(record, names) if r is not None]
+def report(names: list[str], since: float = 0.0) -> None:
+    """The table of time per stage run since ``since`` (a ``time.time()``), and each
+    chapter's nbval result in the fresh environment."""
+    recs = [r for r in map(record, names) if r is not None and r["start"] >= since]
     if not recs:
         return
     t0 = min(r["start"] for r in recs)
@@ -78,8 +79,8 @@ def report(names: list[str]) -> None:
         print(f"{r['name']:12s} {'passed' if r['returncode'] == 0 else 'FAILED':8s} "
               f"{r['end'] - r['start']:8.1f}  {r['start'] - t0:5.0f} - {r['end'] - t0:5.0f}  {r['tests']}")
     print(f"{'total (wall clock)':21s} {max(r['end'] for r in recs) - t0:8.1f}")
-    fresh = ROOT / "_build" / "stages" / "fresh-result.json"
-    if fresh.is_file():
+    fresh = STAGES / "fresh-result.json"
+    if fresh.is_file() and fresh.stat().st_mtime >= since:
         report_ = json.loads(fresh.read_text())["report"]
         print(f"\nchapters under nbval, seed {report_['seed']} (fresh environment):")
         for nb, cells in sorted(report_["cells"].items()):
