@@ -1,9 +1,10 @@
 """A pytest plugin: each chapter's mutants branch off its execution under nbval.
 
 nbval executes a chapter's cells one by one in a kernel of its own. With this
-plugin (``python -m pytest --nbval-lax -p nbval_mutants book/*.ipynb``, with
-``tools/`` on ``PYTHONPATH``), the chapter's mutants (``tools/mutate_book.py``)
-run from checkpoints of that same execution (``tools/mutant_checkpoints.py``):
+plugin (``python -m pytest --nbval-lax -p tools.nbval_mutants book/*.ipynb``, run
+from the repository's root with the root on ``PYTHONPATH``, so that the kernels nbval
+starts can import ``tools`` too), the chapter's mutants (``tools/mutants.py``) run
+from checkpoints of that same execution (``tools/mutant_checkpoints.py``):
 before the first cell the kernel prepares the checkpoints, after the last one it
 reports which mutants stopped the chapter. So one execution of a chapter is both
 its nbval test and the base of its mutation test.
@@ -22,8 +23,9 @@ import tempfile
 import time
 from pathlib import Path
 
-import mutate_book
 import pytest
+
+from tools import mutate_book
 
 REPORT_ENV = "NBVAL_MUTANTS_REPORT"
 _report: dict = {"kernel_prefix": None, "driver_prefix": sys.prefix, "chapters": {},
@@ -62,6 +64,7 @@ def _is_cell(item) -> bool:
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_setup(item):
+    """Before a notebook's first cell: prepare its mutants' checkpoints in nbval's kernel."""
     yield  # the notebook's kernel is started by its collector's setup
     if not _is_cell(item) or item.cell_num != 0:
         return
@@ -75,7 +78,11 @@ def pytest_runtest_setup(item):
     if mutants:
         state["results"] = tempfile.mkdtemp(prefix="mutants-")
         cells = [c.source for c in item.parent.nb.cells if c.cell_type == "code"]
-        run_aside(kernel, mutate_book.checkpoint_setup(mutants, cells, state["results"]))
+        try:
+            run_aside(kernel, mutate_book.checkpoint_setup(mutants, cells, state["results"]))
+        except RuntimeError as err:
+            raise RuntimeError(f"{err} (the kernel imports tools.mutant_checkpoints: the "
+                               "repository's root must be on its PYTHONPATH)") from err
     _open[str(path)] = state
 
 
@@ -94,6 +101,7 @@ def pytest_runtest_logreport(report):
 
 
 def _finish(item) -> None:
+    """After a notebook's last cell: collect its mutants' results (the long way if need be)."""
     path = Path(str(item.fspath)).resolve()
     state = _open.pop(str(path), None)
     if state is None:

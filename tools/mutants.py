@@ -1,0 +1,319 @@
+"""The mutants of the book: one deliberate error each in one function of ``ensemble_ref``.
+
+A mutant is keyed by the function it replaces: its qualified name in the module that
+defines it (``ensemble_ref.math.crowds.cantelli_bound``, or for a method
+``ensemble_ref.ensembles.voting.VotingClassifier.predict``), never a re-export. The
+replacement is the original function with one explicit change of its syntax tree:
+the expression (or statement) ``old`` of its body, which must occur there exactly
+once, becomes ``new``. ``old`` and ``new`` are code, parsed and compared as syntax
+trees, so the function's layout, line breaks, comments and redundant parentheses
+play no part; the mutant stops applying only if the function no longer computes
+``old`` or is renamed, and then says so. Most errors are a statement the course notes
+made or a slip a careful reader could make (a gain without the square on G,
+``(1 - 1/N)^N`` read as the fraction picked, ``alpha`` without the 1/2, ...).
+
+:meth:`Mutant.apply` substitutes the replacement in place: the original function
+object's ``__code__`` becomes the mutated code (``tools/substitution.py``), so every
+reference to it runs the mutant; :meth:`Mutant.restore` puts the original code back.
+The chapter that states the formula must then stop with an error (normally a failing
+claim, :class:`ensembles_verified.ClaimError`); ``tools/mutate_book.py`` runs them.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import copy
+import sys
+import textwrap
+import types
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools import substitution
+
+
+def _fragment(code: str) -> ast.AST:
+    """The syntax tree of one expression or one statement."""
+    body = ast.parse(textwrap.dedent(code)).body
+    if len(body) != 1:
+        raise ValueError(f"{code!r} must be one expression or one statement.")
+    return body[0].value if isinstance(body[0], ast.Expr) else body[0]
+
+
+class _Replace(ast.NodeTransformer):
+    """Replace every subtree equal to ``old`` (positions aside) by a copy of ``new``."""
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new, self.count = ast.dump(_fragment(old)), _fragment(new), 0
+        if isinstance(self.new, ast.stmt) != isinstance(_fragment(old), ast.stmt):
+            raise ValueError(f"{old!r} and {new!r} must both be expressions or both statements.")
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if ast.dump(node) == self.old:
+            self.count += 1
+            return ast.copy_location(copy.deepcopy(self.new), node)
+        return super().visit(node)
+
+
+@dataclass(frozen=True)
+class Mutant:
+    """One deliberate error in one function, and the chapter that must notice it."""
+
+    id: str
+    chapter: str  # the chapter (MyST notebook) that states the formula
+    key: str      # the function replaced: its qualified name in its defining module
+    old: str      # an expression or statement of its body, occurring there once
+    new: str      # what the mutant computes instead
+    error: str    # the false statement the mutant encodes
+
+    def function(self) -> types.FunctionType:
+        """The function the mutant replaces (imports its module)."""
+        return substitution.resolve(self.key)
+
+    def transform(self, node: ast.FunctionDef) -> None:
+        """Rewrite the syntax tree of the function's definition into the mutant's."""
+        replace = _Replace(self.old, self.new)
+        node.body = [replace.visit(statement) for statement in node.body]
+        if replace.count != 1:
+            raise LookupError(f"mutant {self.id}: {self.old!r} occurs {replace.count} times in "
+                              f"{self.key} (expected once); update the mutant.")
+
+    def code(self) -> types.CodeType:
+        """The mutated code, compiled in the function's module and class."""
+        return substitution.rewrite(self.function(), self.transform)
+
+    def replacement(self) -> types.FunctionType:
+        """The mutant as a function object of its own (the original is left as it is)."""
+        return substitution.replacement(self.function(), self.code())
+
+    def apply(self) -> None:
+        """Substitute the mutant for the function, in place, until :meth:`restore`."""
+        function = self.function()
+        _ORIGINAL_CODE.setdefault(self.key, function.__code__)
+        function.__code__ = self.code()
+
+    def restore(self) -> None:
+        """Give the function back its original code."""
+        if self.key in _ORIGINAL_CODE:
+            self.function().__code__ = _ORIGINAL_CODE.pop(self.key)
+
+    @contextlib.contextmanager
+    def applied(self) -> Iterator[types.FunctionType]:
+        """The mutant substituted while the block runs."""
+        function = self.function()
+        with substitution.substituted(function, self.code()):
+            yield function
+
+    def file(self) -> str:
+        """The source file of the function, relative to its package's folder's parent."""
+        module, _ = substitution.split_key(self.key)
+        package = sys.modules[module.__name__.split(".")[0]]
+        return Path(module.__file__).resolve().relative_to(
+            Path(package.__file__).resolve().parents[1]).as_posix()
+
+
+_ORIGINAL_CODE: dict[str, types.CodeType] = {}
+
+_CROWDS, _BV = "ensemble_ref.math.crowds", "ensemble_ref.math.bias_variance"
+_ADA, _SO = "ensemble_ref.math.adaboost", "ensemble_ref.math.second_order"
+_GB = "ensemble_ref.ensembles.gradient_boosting._BaseGradientBoosting"
+_SAMPLING, _MIX, _HIST = "ensemble_ref.math.sampling", "ensemble_ref.math.mixture", "ensemble_ref.math.histograms"
+_CH1, _CH2, _CH3 = "book/01_introduction.md", "book/02_bias_variance.md", "book/03_wisdom_of_crowds.md"
+_CH9, _CH9B, _CH10 = "book/09_xgboost.md", "book/09b_modern_boosting.md", "book/10_mixture_of_experts.md"
+
+MUTANTS = [
+    # --- why ensembles work ---------------------------------------------------------------
+    Mutant("majority-ties", _CH1, f"{_CROWDS}._majority_tail", "2 * t < n", "2 * t <= n",
+           "a tied vote counts as a wrong majority (ties go against the crowd)"),
+    Mutant("majority-ties-as-right", _CH1, f"{_CROWDS}._majority_tail",
+           "tie_weight * pmf[:, 2 * t == n].sum(axis=1)", "0.0 * pmf[:, 2 * t == n].sum(axis=1)",
+           "a tied vote counts as a right majority"),
+    Mutant("var-average-independent", _CH2, f"{_BV}.variance_of_average",
+           "rho_arr * s2 + (1 - rho_arr) * s2 / M_arr", "s2 / M_arr",
+           "the variance of an average is sigma^2/M whatever the correlation"),
+    Mutant("bv-variance-ddof0", _CH2, f"{_BV}.decompose_predictions",
+           "P.var(axis=0, ddof=1)", "P.var(axis=0, ddof=0)",
+           "the variance across training sets with divisor R instead of R - 1"),
+    Mutant("crowd-bound-chebyshev", _CH3, f"{_CROWDS}.majority_lower_bound",
+           "delta**2 / (sigma2 + delta**2)", "1 - sigma2 / delta**2",
+           "the crowd's accuracy bound from Chebyshev instead of Cantelli"),
+    Mutant("var-average-1-over-M", _CH2, f"{_BV}.variance_of_average",
+           "rho_arr * s2 + (1 - rho_arr) * s2 / M_arr", "rho_arr * s2 / M_arr + (1 - rho_arr) * s2",
+           "the variance of an average with 1/M on the correlated part"),
+    Mutant("bv-total-no-noise", _CH2, f"{_BV}.decompose_predictions",
+           "bias2.mean() + s2.mean() + sigma**2", "bias2.mean() + s2.mean()",
+           "a bias-variance total without the noise term, which does not add up"),
+    Mutant("bv-bias-uncorrected", _CH2, f"{_BV}.decompose_predictions",
+           "(f_bar - f_test) ** 2 - s2 / R", "(f_bar - f_test) ** 2",
+           "the squared bias of the Monte Carlo mean taken as the squared bias (no s^2/R correction)"),
+    Mutant("condorcet-exponent", _CH3, f"{_CROWDS}.condorcet_bound", "T / 2.0", "T / 4.0",
+           "Condorcet's bound with half the exponent (a bound that is wrong but still above)"),
+    Mutant("cantelli-as-chebyshev", _CH3, f"{_CROWDS}.cantelli_bound",
+           "var / (var + lam**2)", "var / lam**2",
+           "the one-sided bound taken as Chebyshev's var / lambda^2"),
+    Mutant("crowd-variance-no-1-over-n", _CH3, f"{_CROWDS}.mean_vote_variance",
+           "v / n + (n - 1) / n * c * v", "v / n + c * v",
+           "the variance of the mean vote without the (n - 1)/n factor on the correlation"),
+    # --- the base learner ------------------------------------------------------------------
+    Mutant("gini-unsquared", "book/03b_decision_trees.md", "ensemble_ref.math.impurity.gini_impurity",
+           "sq + c_k * c_k", "sq + c_k * W",
+           "the Gini impurity as 1 - sum_k p_k, without the squares (0 for every node)"),
+    Mutant("entropy-in-nats", "book/03b_decision_trees.md", "ensemble_ref.math.impurity.entropy_impurity",
+           "p * (np.log(p) / np.log(2.0))", "p * np.log(p)",
+           "the entropy in nats where the book (and its splits' reported values) use bits"),
+    # --- parallel ensembles -----------------------------------------------------------------
+    Mutant("oob-picked", "book/04_bagging_oob.md", "ensemble_ref.math.bootstrap.oob_fraction_exact",
+           "np.exp(N * np.log1p(-1.0 / N))", "-np.expm1(N * np.log1p(-1.0 / N))",
+           "(1 - 1/N)^N read as the fraction of points picked"),
+    Mutant("oob-regression-average", "book/04_bagging_oob.md",
+           "ensemble_ref.ensembles.bagging.BaggingRegressor._set_oob",
+           "aggregation._oob_mean(total[:, 0], n_oob)",
+           "aggregation._oob_mean(total[:, 0], np.full_like(n_oob, len(self.estimators_)))",
+           "the regression OOB prediction averaged over all M members instead of the OOB ones"),
+    Mutant("oob-mixture-unnormalised", "book/04_bagging_oob.md",
+           "ensemble_ref.math.aggregation.oob_expected_error", "pi @ R / pi.sum(axis=1)", "pi @ R",
+           "the OOB mixture without conditioning on the point having an OOB member"),
+    Mutant("oob-gap-upper-2N", "book/04_bagging_oob.md", "ensemble_ref.math.bootstrap.oob_gap_bounds",
+           "np.expm1(-1.0 / (2.0 * (N - 1.0)))", "np.expm1(-1.0 / (2.0 * N))",
+           "the upper bound on the OOB gap with 2N in place of 2(N - 1)"),
+    Mutant("rf-blind-with-replacement", "book/05_random_forests.md",
+           "ensemble_ref.math.random_subspace.prob_no_informative",
+           "(d - k - j) / (d - j)", "(d - k) / d + 0 * j",
+           "the candidate features drawn with replacement, ((d - k)/d)^m"),
+    Mutant("mdi-unweighted", "book/05_random_forests.md", "ensemble_ref.math.importance.tree_mdi",
+           "w[split] * impurity[split] - w[l] * impurity[l] - w[r] * impurity[r]",
+           "impurity[split] - (w[l] * impurity[l] + w[r] * impurity[r]) / w[split]",
+           "impurity importance without the node's weighted sample count w_t"),
+    Mutant("ece-unweighted-bins", "book/06_voting_stacking.md",
+           "ensemble_ref.math.calibration.expected_calibration_error",
+           "np.sum(share * np.abs(bins.frequency[full] - bins.confidence[full]))",
+           "np.mean(np.abs(bins.frequency[full] - bins.confidence[full]))",
+           "the expected calibration error as the plain mean of the bins' gaps, without the weights n_b/n"),
+    Mutant("soft-vote-unnormalised", "book/06_voting_stacking.md",
+           "ensemble_ref.ensembles.voting.VotingClassifier._predict_proba",
+           "P / self.weights_.sum()", "P / len(self.weights_)",
+           "soft voting with unnormalised weights"),
+    Mutant("vote-weights-ignored-soft", "book/06_voting_stacking.md",
+           "ensemble_ref.ensembles.voting.VotingClassifier._predict_proba",
+           "w * member_proba(m, X, K)", "1.0 * member_proba(m, X, K)",
+           "soft voting that ignores the weights"),
+    Mutant("hard-vote-unweighted", "book/06_voting_stacking.md",
+           "ensemble_ref.ensembles.voting.VotingClassifier.predict",
+           "tally[np.arange(X.shape[0]), labels] += w", "tally[np.arange(X.shape[0]), labels] += 1.0",
+           "a weighted hard vote that ignores the weights"),
+    # --- sequential ensembles ---------------------------------------------------------------
+    Mutant("alpha-without-half", "book/07_adaboost.md", f"{_ADA}._alpha", "0.5 * nu", "nu",
+           "alpha_t = log((1 - eps_t) / eps_t), without the 1/2"),
+    Mutant("adaboost-unnormalised", "book/07_adaboost.md", f"{_ADA}._reweight", "D / Z", "D",
+           "AdaBoost's weights left unnormalised (no division by Z_t)"),
+    Mutant("adaboost-z-bound", "book/07_adaboost.md", f"{_ADA}.adaboost_product_bound",
+           "2.0 * np.sqrt(eps * (1.0 - eps))", "np.sqrt(eps * (1.0 - eps))",
+           "Z_t = sqrt(eps(1 - eps)), without the factor 2"),
+    Mutant("adaboost-exp-bound-exponent", "book/07_adaboost.md", f"{_ADA}.adaboost_exponential_bound",
+           "-2.0 * np.cumsum(gamma**2)", "-np.cumsum(gamma**2)",
+           "the training bound exp(-gamma^2 T), the wrong exponent"),
+    Mutant("samme-no-log-k", "book/07_adaboost.md", f"{_ADA}._alpha",
+           "np.log1p(-eps) - np.log(eps) + np.log(K - 1.0)", "np.log1p(-eps) - np.log(eps)",
+           "the multi-class vote without log(K - 1) (AdaBoost.M1's vote in SAMME)"),
+    Mutant("gb-abs-leaf-mean", "book/08_gradient_boosting.md", f"{_GB}._set_leaf_values",
+           "formulas._weighted_median(y[idx] - F[idx], sw[idx])",
+           "np.average(y[idx] - F[idx], weights=sw[idx])",
+           "the absolute-error leaf value as the mean residual, not the median"),
+    Mutant("gb-newton-uphill", "book/08_gradient_boosting.md", f"{_GB}._set_leaf_values",
+           "formulas._newton_step(r[idx], hessian(y[idx], F[idx]), sw[idx])",
+           "formulas._newton_step(-r[idx], hessian(y[idx], F[idx]), sw[idx])",
+           "the log-loss leaf step along the gradient (uphill)"),
+    Mutant("gb-residual-sign", "book/08_gradient_boosting.md", f"{_GB}._boost",
+           '-L.unchecked("gradient")(y, F)', 'L.unchecked("gradient")(y, F)',
+           "pseudo-residuals as the gradient, not the negative gradient"),
+    Mutant("gb-newton-leaf-mean", "book/08_gradient_boosting.md",
+           "ensemble_ref.math.gradient_boosting._newton_step",
+           "numerator / denominator", "numerator / np.sum(w)",
+           "the leaf value of the log loss as the mean residual (no Hessian)"),
+    Mutant("gb-step-squared", "book/08_gradient_boosting.md",
+           "ensemble_ref.math.boosting_theory.squared_error_step",
+           "float(r @ h) / hh", "float(r @ h) / np.sqrt(hh)",
+           "the squared-error line search divided by |h| instead of |h|^2"),
+    Mutant("gain-unsquared", _CH9, f"{_SO}._score", "G**2 / (H + lam)", "G / (H + lam)",
+           "the split gain without the square on G"),
+    Mutant("gain-HL-right", _CH9, f"{_SO}._bracket", "_score(G_R, H_R, lam)", "_score(G_R, H_L, lam)",
+           "H_L used for the right child in the gain"),
+    Mutant("leaf-weight-no-lambda", _CH9, f"{_SO}._leaf_weight", "-G / (H + lam)", "-G / H",
+           "the leaf weight -G/H without lambda"),
+    Mutant("structure-score-no-half", _CH9, f"{_SO}.structure_score",
+           "-0.5 * np.sum(_score(G, H, lam))", "-np.sum(_score(G, H, lam))",
+           "the structure score without the 1/2"),
+    Mutant("goss-no-factor", _CH9B, f"{_SAMPLING}.goss_weights",
+           "w[rng.choice(rest, size=other_k, replace=False)] = factor",
+           "w[rng.choice(rest, size=other_k, replace=False)] = 1.0",
+           "GOSS without the factor (1 - a)/b on the sampled small-gradient rows"),
+    Mutant("goss-ranks-by-g", _CH9B, f"{_SAMPLING}.goss_weights", "np.abs(g * h)", "np.abs(g)",
+           "LightGBM's GOSS ranks the rows by |g| (the paper's rule), not by |g h|"),
+    Mutant("ordered-ts-own-target", _CH9B, "ensemble_ref.math.target_statistics.ordered_target_statistic",
+           "csum - y_sorted", "csum",
+           "the ordered target statistic includes the row's own target"),
+    Mutant("sketch-unweighted", _CH9B, "ensemble_ref.math.quantile_sketch.weighted_quantile_candidates",
+           "np.bincount(inverse, weights=h)", "np.bincount(inverse).astype(float)",
+           "the quantile sketch with unweighted ranks"),
+    Mutant("softmax-hessian-factor", _CH9B, "ensemble_ref.math.softmax_objective._hessian",
+           "float(factor)", "2.0",
+           "the cross-entropy's Hessian is xgboost's 2p(1 - p)"),
+    Mutant("softmax-booster-gradient-sign", _CH9B,
+           "ensemble_ref.ensembles.xgboost_style.XGBClassifier._gradients",
+           "softmax._gradient(p, np.eye(F.shape[1])[y])", "-softmax._gradient(p, np.eye(F.shape[1])[y])",
+           "the booster's softmax trees fit y_ik - p_ik (the pseudo-residual) as the gradient"),
+    Mutant("softmax-booster-book-hessian", _CH9B,
+           "ensemble_ref.ensembles.xgboost_style.XGBClassifier._gradients",
+           "softmax._hessian(p, self.softmax_hessian_factor)", "softmax._hessian(p, 1.0)",
+           "the booster's softmax Hessian is p(1 - p), not xgboost's 2p(1 - p)"),
+    Mutant("subsample-left-out", _CH9B, f"{_SAMPLING}._subsample_count", "rate * n", "(1 - rate) * n",
+           "subsample read as the fraction of rows left out of each tree"),
+    Mutant("subsample-ignored", _CH9B, f"{_SAMPLING}._subsample_rows", "k == n", "True",
+           "every tree of the booster grows on all the rows, whatever subsample"),
+    # --- beyond ------------------------------------------------------------------------------
+    Mutant("moe-responsibilities-unnormalised", _CH10, f"{_MIX}.responsibilities",
+           "_softmax(_log_joint(gate, log_density))", "np.exp(_log_joint(gate, log_density))",
+           "responsibilities g_e p_e without dividing by the sum over experts"),
+    Mutant("moe-balance-no-E", _CH10, f"{_MIX}.load_balancing_loss", "n_experts * float(f @ P)",
+           "float(f @ P)", "the Switch balancing loss without the factor E"),
+    Mutant("moe-topk-unrenormalised", _CH10, f"{_MIX}.top_k_route", "chosen / total", "chosen",
+           "the top-k gate not renormalised over the chosen experts"),
+    Mutant("switch-renormalised", _CH10, f"{_MIX}.top_k_route", "not renormalise", "False",
+           "the Switch Transformer's top-1 weight renormalised (always 1: the router gets no gradient)"),
+    Mutant("hist-post-prunes", _CH9, "ensemble_ref.trees.second_order_rules.select", "p.pre_prune", "False",
+           "gamma prunes after growth with every tree method (hist too)"),
+    Mutant("exact-pre-prunes", _CH9, "ensemble_ref.trees.second_order_rules.select", "p.pre_prune", "True",
+           "gamma is early stopping with the exact method too"),
+    Mutant("gain-above-gamma", _CH9, "ensemble_ref.trees.second_order_tree._prune",
+           "formulas._gain(node.bracket32, gamma)", "formulas._gain(node.bracket32, 2 * gamma)",
+           "a split is kept only if Gain > gamma (gamma counted twice)"),
+    # --- at scale ------------------------------------------------------------------------------
+    Mutant("hist-allreduce-mean", "book/11_ensembles_at_scale.md", f"{_HIST}.sum_histograms",
+           "reduce(np.add, [a.astype(np.float64) for a in arrays])",
+           "reduce(np.add, [a.astype(np.float64) for a in arrays]) / len(arrays)",
+           "the shard histograms averaged instead of summed (the all-reduce as a mean)"),
+    Mutant("hist-numbers-no-hessian", "book/11_ensembles_at_scale.md", f"{_HIST}.histogram_numbers",
+           "m * d * B * 2.0", "m * d * B * 1.0",
+           "one number per bin: the all-reduce without the Hessian sums"),
+    Mutant("hist-hessian-counts", "book/11_ensembles_at_scale.md", f"{_HIST}.gradient_histogram",
+           "_bin_sums(flat, np.repeat(h[keep], d), size)", "_bin_sums(flat, None, size)",
+           "the Hessian sums of a histogram replaced by row counts (right only when h = 1)"),
+    Mutant("half-square-dropped", "book/appendix/formulas_to_libraries.md",
+           "ensemble_ref.math.losses._squared_error", "0.5 * (y - F) ** 2", "(y - F) ** 2",
+           "the book's squared error taken as the whole square (y - F)^2"),
+]
+
+# A rewrite that leaves every value as it was (lam**2 and lam * lam are the same correctly
+# rounded product): the chapter must survive it, or the harness would "kill" every mutant
+# whatever it changed.
+CONTROL = Mutant("control-harmless", _CH3, f"{_CROWDS}.cantelli_bound", "lam**2", "lam * lam",
+                 "nothing: lam**2 is written lam * lam")
+
+_BY_ID = {m.id: m for m in [*MUTANTS, CONTROL]}
+
+
+def by_id(mutant_id: str) -> Mutant:
+    """The mutant (or the control) of that id."""
+    return _BY_ID[mutant_id]
