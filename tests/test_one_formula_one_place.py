@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import ensemble_ref as er
+from ensemble_ref.ensembles.mixture_of_experts import MixtureOfExperts
 from ensemble_ref.math import (
     adaboost,
     aggregation,
@@ -19,6 +20,7 @@ from ensemble_ref.math import (
     histograms,
     impurity,
     losses,
+    mixture,
     sampling,
     second_order,
     softmax_objective,
@@ -35,6 +37,9 @@ def _distort(function):
             return D / D.sum(), Z
         out = np.asarray(out, dtype=float)
         tilt = np.sin(1.0 + np.arange(out.size)).reshape(out.shape)  # differs from place to place
+        if out.ndim == 2 and np.all(out >= 0) and np.allclose(out.sum(axis=1), 1.0):
+            out = out * (1.0 + 0.3 * tilt)  # rows of probabilities (a softmax): tilted, still rows
+            return out / out.sum(axis=1, keepdims=True)  # of probabilities
         return out * (1.0 + 0.3 * tilt) + 0.05
     return distorted
 
@@ -147,6 +152,27 @@ CASES = [
     (lambda: er.StackingRegressor([("a", er.DecisionTreeRegressor(max_depth=3)),
                                    ("b", er.LeastSquaresRegressor(fit_intercept=True))], cv=3),
      "regression", impurity, "_sse_proxy"),
+    # the one softmax (math/mixture.py): every estimator that turns scores into probabilities
+    (lambda: er.AdaBoostClassifier(n_estimators=5), "ternary", mixture, "_softmax"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "ternary", mixture, "_softmax"),
+    (lambda: er.XGBClassifier(n_estimators=3, max_depth=3), "ternary", mixture, "_log_softmax"),
+    (lambda: er.SoftmaxRegression(), "ternary", mixture, "_softmax"),
+    (lambda: er.SoftmaxRegression(), "ternary", mixture, "_log_softmax"),
+    (lambda: er.StackingClassifier([("a", _tree()), ("b", er.DecisionStump())], cv=3), "ternary",
+     mixture, "_softmax"),
+    (lambda: MixtureOfExperts(n_experts=2, max_iter=5, random_state=0), "regression", mixture,
+     "_softmax"),
+    (lambda: MixtureOfExperts(n_experts=2, max_iter=5, random_state=0), "regression", mixture,
+     "_log_softmax"),
+    # the one mean leaf (math/gradient_boosting.py): every CART leaf, and so every tree ensemble
+    (lambda: er.DecisionTreeRegressor(max_depth=3), "regression", gradient_boosting, "_leaf_mean"),
+    (lambda: _tree("gini"), "ternary", gradient_boosting, "_leaf_mean"),
+    (lambda: er.GradientBoostingRegressor(n_estimators=5), "regression", gradient_boosting,
+     "_leaf_mean"),
+    (lambda: er.RandomForestClassifier(n_estimators=5, random_state=0), "ternary", gradient_boosting,
+     "_leaf_mean"),
+    (lambda: er.BaggingRegressor(n_estimators=5, random_state=0), "regression", gradient_boosting,
+     "_leaf_mean"),
 ]
 
 

@@ -31,6 +31,7 @@ import numpy as np
 
 from ..core.base import BaseEstimator, RegressorMixin
 from ..core.validation import check_array, check_float, check_int, check_random_state, check_X_y
+from ..math import mixture
 from ..math.mixture import (
     linear_gaussian_log_density,
     mixture_log_likelihood,
@@ -62,10 +63,8 @@ def _design(X: np.ndarray) -> np.ndarray:
 
 def _gate_value(X1: np.ndarray, V: np.ndarray, R: np.ndarray) -> tuple[float, np.ndarray]:
     """``sum_i sum_e r_ie log g_e(x_i)`` (as :func:`gate_objective`) and the gate, unvalidated."""
-    S = X1 @ V.T
-    log_G = S - S.max(axis=1, keepdims=True)
-    log_G -= np.log(np.exp(log_G).sum(axis=1, keepdims=True))
-    return float(np.sum(R * log_G)), np.exp(log_G)
+    S = X1 @ V.T  # the gate's scores
+    return float(np.sum(R * mixture._log_softmax(S))), mixture._softmax(S)  # eq-moe-gate
 
 
 def _gate_newton(X1: np.ndarray, R: np.ndarray, V: np.ndarray, steps: int) -> np.ndarray:

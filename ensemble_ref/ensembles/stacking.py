@@ -44,6 +44,7 @@ from ..core.validation import (
     check_scale,
     check_X_y,
 )
+from ..math import softmax_objective as softmax
 from .voting import _NamedEstimators
 
 __all__ = [
@@ -189,11 +190,9 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
 
         def loss_and_gradient(theta):
             b, B = theta[:K], theta[K:].reshape(K, d)
-            S = b + U @ B.T
-            S -= S.max(axis=1, keepdims=True)
-            log_p = S - np.log(np.exp(S).sum(axis=1, keepdims=True))
-            R = w[:, None] * (np.exp(log_p) - Y)  # gradient of the loss w.r.t. the scores
-            loss = -np.sum(w[:, None] * Y * log_p) + 0.5 * np.sum(penalty * B * B)
+            S = b + U @ B.T  # class scores
+            R = w[:, None] * softmax._gradient(softmax._softmax(S), Y)  # eq-modern-softmax: p - y
+            loss = np.sum(w * softmax._loss(S, y_encoded)) + 0.5 * np.sum(penalty * B * B)
             return loss, np.concatenate([R.sum(axis=0), (R.T @ U + penalty * B).ravel()])
 
         result = minimize(loss_and_gradient, np.zeros(K * (d + 1)), jac=True, method="L-BFGS-B")
@@ -206,9 +205,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
         """Softmax of ``intercept_ + X @ coef_.T``."""
         self._check_is_fitted("coef_")
         S = self.intercept_ + check_array(X, "X", estimator=self) @ self.coef_.T
-        S -= S.max(axis=1, keepdims=True)
-        P = np.exp(S)
-        return P / P.sum(axis=1, keepdims=True)
+        return softmax._softmax(S)
 
     def predict(self, X: Any) -> np.ndarray:
         """Class of largest probability."""

@@ -24,7 +24,17 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import as_output, check_float, check_int, check_reals
+from ..core.validation import (
+    as_output,
+    check_float,
+    check_int,
+    check_integers,
+    check_reals,
+    check_same_shape,
+    check_shape,
+    check_values,
+)
+from . import mixture
 
 __all__ = [
     "adaboost_alpha",
@@ -78,19 +88,19 @@ def _proba(F, K):
     (n,)), p_k proportional to exp(F_k / (K - 1)) (SAMME scores of shape (n, K))."""
     scores = np.column_stack([-F, F]) if K == 2 else F  # the full SAMME score matrix
     Z = scores / (K - 1)  # population minimiser of the exponential loss (FHT 2000)
-    top = Z.max(axis=1, keepdims=True)
-    # stable softmax; where the top score is +inf (a perfect learner's infinite vote)
-    # the limit puts all the probability on the classes that reach it
-    Z = np.where(np.isinf(top), np.where(Z == top, 0.0, -np.inf), Z - np.where(np.isinf(top), 0.0, top))
-    P = np.exp(Z)
-    return P / P.sum(axis=1, keepdims=True)
+    # where a score is +inf (a perfect learner's infinite vote) the limit puts all the
+    # probability, in equal shares, on the classes that reach it
+    infinite = np.isposinf(Z).any(axis=1, keepdims=True)
+    Z = np.where(infinite, np.where(np.isposinf(Z), 0.0, -np.inf), Z)
+    return mixture._softmax(Z)
 
 
 # --- the public, validating functions ----------------------------------------------------------
 
 
-def _check_errors(eps: Any, name: str = "eps") -> np.ndarray:
-    return check_reals(eps, name, 0.0, 1.0, message="contain weighted errors in [0, 1]")
+def _errors(eps: Any) -> np.ndarray:
+    """Weighted errors as floats in [0, 1]."""
+    return check_reals(eps, "eps", 0.0, 1.0, message="contain weighted errors in [0, 1]")
 
 
 def adaboost_weights(D: Any, y: Any, h: Any, alpha: float) -> tuple[np.ndarray, float]:
@@ -112,9 +122,8 @@ def adaboost_weights(D: Any, y: Any, h: Any, alpha: float) -> tuple[np.ndarray, 
         ``eq-adaboost-weights`` and ``eq-adaboost-z``).
     """
     D = check_reals(D, "D", 0.0, None, vector=True)
-    y, h = check_reals(y, "y"), check_reals(h, "h")
-    if y.shape != D.shape or h.shape != D.shape or not np.isin(y * h, (-1.0, 1.0)).all():
-        raise ValueError("y and h must be arrays of -1 and +1 of the shape of D.")
+    y, h = (check_values(check_reals(a, name), name, (-1.0, 1.0)) for a, name in ((y, "y"), (h, "h")))
+    check_same_shape(D=D, y=y, h=h)
     return _reweight(D / D.sum(), y * h, check_float(alpha, "alpha"))
 
 
@@ -125,10 +134,8 @@ def samme_codes(index: Any, n_classes: int) -> np.ndarray:
     ``eq-samme-loss``); for :math:`K = 2` the second column is :math:`\pm 1`.
     """
     K = check_int(n_classes, "n_classes", low=2)
-    index = np.asarray(index)
-    if index.ndim != 1 or index.dtype.kind not in "iu" or (index < 0).any() or (index >= K).any():
-        raise ValueError(f"index must be a 1-D array of class indices in [0, {K - 1}].")
-    return _samme_codes(index, K)
+    index = check_integers(index, "index", 0, K - 1, message=f"hold class indices in [0, {K - 1}]")
+    return _samme_codes(check_shape(index, "index", (None,)), K)
 
 
 def adaboost_alpha(eps: Any, n_classes: int = 2, learning_rate: float = 1.0
@@ -157,7 +164,7 @@ def adaboost_alpha(eps: Any, n_classes: int = 2, learning_rate: float = 1.0
     :math:`K = 2`, :math:`\nu = 1`). It is positive exactly when
     :math:`\epsilon < 1 - 1/K`.
     """
-    eps = _check_errors(eps)
+    eps = _errors(eps)
     K = check_int(n_classes, "n_classes", low=2)
     nu = check_float(learning_rate, "learning_rate", low=0.0, low_open=True)
     return as_output(_alpha(eps, K, nu))
@@ -181,10 +188,8 @@ def adaboost_normalizer(eps: Any, alpha: Any) -> np.ndarray | float:
         :math:`2\sqrt{\epsilon(1 - \epsilon)}`; at :math:`\epsilon = 0,\ \alpha = \infty`
         it is 0.
     """
-    eps = _check_errors(eps)
-    alpha = np.asarray(alpha, dtype=np.float64)
-    if np.isnan(alpha).any():
-        raise ValueError("alpha must not contain NaN.")
+    eps = _errors(eps)
+    alpha = check_reals(alpha, "alpha", allow_inf=True)
     # Terms with a zero weight are zero even when the exponential is infinite.
     right = np.where(eps < 1, (1 - eps) * np.exp(-np.where(eps < 1, alpha, 0.0)), 0.0)
     wrong = np.where(eps > 0, eps * np.exp(np.where(eps > 0, alpha, 0.0)), 0.0)
@@ -207,7 +212,7 @@ def adaboost_product_bound(eps: Any) -> np.ndarray:
         Entry ``t`` is :math:`\prod_{s \le t} Z_s` with the optimal votes
         (equation ``eq-adaboost-bound``).
     """
-    eps = np.atleast_1d(_check_errors(eps))
+    eps = np.atleast_1d(_errors(eps))
     return np.cumprod(2.0 * np.sqrt(eps * (1.0 - eps)))  # prod_t Z_t, Z_t = 2 sqrt(eps(1-eps))
 
 
@@ -226,6 +231,6 @@ def adaboost_exponential_bound(eps: Any) -> np.ndarray:
         product bound because :math:`2\sqrt{\epsilon(1 - \epsilon)} = \sqrt{1 - 4\gamma^2}
         \le e^{-2\gamma^2}` (equation ``eq-adaboost-bound``).
     """
-    eps = np.atleast_1d(_check_errors(eps))
+    eps = np.atleast_1d(_errors(eps))
     gamma = 0.5 - eps  # edge over random guessing
     return np.exp(-2.0 * np.cumsum(gamma**2))

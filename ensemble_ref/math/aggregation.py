@@ -27,9 +27,16 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from scipy.stats import binom
 
-from ..core.validation import check_int, check_size
+from ..core.validation import (
+    check_int,
+    check_integers,
+    check_reals,
+    check_sequence,
+    check_shape,
+    check_size,
+)
+from . import crowds
 from .bootstrap import oob_fraction_exact
 
 __all__ = [
@@ -61,15 +68,13 @@ def in_bag_counts(samples: Sequence[np.ndarray], n_samples: int) -> np.ndarray:
         sample. Point ``i`` is out of bag for member ``t`` when ``c[t, i] == 0``.
     """
     N = check_int(n_samples, "n_samples", low=1)
-    if len(samples) == 0:
-        raise ValueError("samples must contain at least one member's indices.")
+    samples = check_sequence(list(samples) if isinstance(samples, np.ndarray) else samples,
+                             "samples", "members' index arrays")
     c = np.zeros((len(samples), N), dtype=np.int64)
     for t, idx in enumerate(samples):
-        idx = np.asarray(idx)
-        if idx.ndim != 1 or idx.dtype.kind not in "iu":
-            raise ValueError(f"samples[{t}] must be a 1-D array of integer indices.")
-        if idx.size and (idx.min() < 0 or idx.max() >= N):
-            raise ValueError(f"samples[{t}] has indices outside [0, {N - 1}] for n_samples={N}.")
+        idx = check_integers(idx, f"samples[{t}]", 0, N - 1,
+                             message=f"hold indices in [0, {N - 1}] for n_samples={N}")
+        check_shape(idx, f"samples[{t}]", (None,))
         c[t] = np.bincount(idx, minlength=N)  # c_ti = copies of point i drawn by member t
     return c
 
@@ -88,34 +93,28 @@ def one_hot_votes(labels: np.ndarray, n_classes: int) -> np.ndarray:
         Averaging one-hot votes and taking the arg-max is majority (hard) voting.
     """
     K = check_int(n_classes, "n_classes", low=1)
-    labels = np.asarray(labels)
-    if labels.dtype.kind not in "iu" or (labels.size and (labels.min() < 0 or labels.max() >= K)):
-        raise ValueError(f"labels must be integer class indices in [0, {K - 1}].")
+    labels = check_integers(labels, "labels", 0, K - 1, message=f"be class indices in [0, {K - 1}]")
     check_size(float(labels.size) * K, "n_classes")
     return (labels[..., None] == np.arange(K)).astype(np.float64)
 
 
-def _check_outputs_y(outputs: np.ndarray, y: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
-    F = np.asarray(outputs, dtype=np.float64)
-    if F.ndim not in (2, 3) or F.shape[0] == 0 or F.shape[1] == 0:
-        raise ValueError(
-            "outputs must have shape (n_members, n_samples) for a regressor or "
-            f"(n_members, n_samples, n_classes) for a classifier, got {F.shape}."
-        )
-    if not np.isfinite(F).all():
-        raise ValueError("outputs must not contain NaN or infinity.")
+_OUTPUT_SHAPES = ("(n_members, n_samples) for a regressor or (n_members, n_samples, n_classes) "
+                  "for a classifier")
+
+
+def _outputs(outputs: np.ndarray, y: np.ndarray | None) -> tuple[np.ndarray, np.ndarray | None]:
+    """The members' outputs as finite floats, shape (T, N) or (T, N, K), and the targets ``y``:
+    class indices for classifier outputs, finite reals for regressor outputs."""
+    F = check_reals(outputs, "outputs")
+    check_shape(F, "outputs", (None,) * (3 if F.ndim == 3 else 2), at_least=1, described=_OUTPUT_SHAPES)
     if y is None:
         return F, None
-    y = np.asarray(y)
-    if y.shape != (F.shape[1],):
-        raise ValueError(f"y must have shape ({F.shape[1]},) to match outputs, got {y.shape}.")
+    y = check_shape(np.asarray(y), "y", (F.shape[1],), described=f"({F.shape[1]},) to match outputs")
     if F.ndim == 3:
-        if y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= F.shape[2]:
-            raise ValueError(f"y must hold class indices in [0, {F.shape[2] - 1}] for classifier outputs.")
-    else:
-        if y.dtype.kind not in "biuf" or not np.isfinite(y).all():
-            raise ValueError("y must hold finite real targets for regressor outputs.")
-    return F, y
+        K = F.shape[2]
+        return F, check_integers(y, "y", 0, K - 1,
+                                 message=f"hold class indices in [0, {K - 1}] for classifier outputs")
+    return F, check_reals(y, "y")
 
 
 def _errors(mean_outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -144,7 +143,7 @@ def staged_errors(outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
         of the arg-max (ties go to the lowest class index), of the average of
         members ``1..M``.
     """
-    F, y = _check_outputs_y(outputs, y)
+    F, y = _outputs(outputs, y)
     T = F.shape[0]
     mean_M = np.cumsum(F, axis=0) / np.arange(1, T + 1).reshape((T,) + (1,) * (F.ndim - 1))
     return _errors(mean_M, y[None]).mean(axis=1)
@@ -170,17 +169,19 @@ def oob_aggregate(in_bag: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, 
         :math:`|\\mathcal M_i|`, the number of members for which point ``i``
         is out of bag.
     """
-    F, _ = _check_outputs_y(outputs, None)
-    c = np.asarray(in_bag)
-    if c.shape != F.shape[:2]:
-        raise ValueError(f"in_bag must have shape {F.shape[:2]} to match outputs, got {c.shape}.")
-    if c.dtype.kind not in "iub" or (c < 0).any():
-        raise ValueError("in_bag must hold non-negative integer counts.")
+    F, _ = _outputs(outputs, None)
+    c = _counts(in_bag, F)
     oob = (c == 0).astype(np.float64)  # 1 when member t never drew point i
     n_oob = oob.sum(axis=0).astype(np.int64)  # |M_i|
     w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
     total = (w * F).sum(axis=0)  # sum over t in M_i of f_t(x_i)
     return _oob_mean(total, n_oob), n_oob
+
+
+def _counts(in_bag: np.ndarray, F: np.ndarray) -> np.ndarray:
+    """The in-bag counts (T, N) of the members whose outputs are ``F``: non-negative integers."""
+    check_shape(np.asarray(in_bag), "in_bag", F.shape[:2], described=f"{F.shape[:2]} to match outputs")
+    return check_integers(in_bag, "in_bag", low=0, bool_ok=True, message="hold non-negative integer counts")
 
 
 def _oob_mean(total: np.ndarray, n_oob: np.ndarray) -> np.ndarray:
@@ -204,11 +205,12 @@ def oob_error(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray) -> tuple[f
         The number of such points. A ``ValueError`` is raised when there is
         none (every point was drawn by every member).
     """
-    F, y = _check_outputs_y(outputs, y)
+    F, y = _outputs(outputs, y)
     oob_mean, n_oob = oob_aggregate(in_bag, F)
     used = n_oob > 0
-    if not used.any():
-        raise ValueError("no point is out of bag for any member: the OOB error is undefined.")
+    check_integers(int(used.sum()), "the number of out-of-bag points", low=1,
+                   message="be at least 1 (no point is out of bag for any member: the OOB error is "
+                           "undefined)")
     return float(_errors(oob_mean[used], y[used]).mean()), int(used.sum())
 
 
@@ -226,12 +228,8 @@ def oob_error_curve(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray
         The fraction of training points that have at least one OOB member
         among the first ``M``; its expectation is ``1 - (1 - P_N)^M``.
     """
-    F, y = _check_outputs_y(outputs, y)
-    c = np.asarray(in_bag)
-    if c.shape != F.shape[:2]:
-        raise ValueError(f"in_bag must have shape {F.shape[:2]} to match outputs, got {c.shape}.")
-    if c.dtype.kind not in "iub" or (c < 0).any():
-        raise ValueError("in_bag must hold non-negative integer counts.")
+    F, y = _outputs(outputs, y)
+    c = _counts(in_bag, F)
     oob = (c == 0).astype(np.float64)
     n_oob_M = np.cumsum(oob, axis=0)  # |M_i| using members 1..M
     w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
@@ -275,11 +273,9 @@ def oob_expected_error(staged_risk: np.ndarray, n_samples: int) -> np.ndarray:
     ndarray, shape (T,)
         Entry ``m-1`` is the predicted mean OOB error of the first ``m`` members.
     """
-    R = np.asarray(staged_risk, dtype=np.float64)
-    if R.ndim != 1 or R.size == 0 or not np.isfinite(R).all():
-        raise ValueError("staged_risk must be a non-empty 1-D array of finite risks.")
+    R = check_reals(staged_risk, "staged_risk", vector=True)
     N = check_int(n_samples, "n_samples", low=2)
     P = oob_fraction_exact(N)
     k = np.arange(1, R.size + 1)
-    pi = binom.pmf(k[None, :], k[:, None], P) * (k[None, :] <= k[:, None])  # pi_mk, k <= m
+    pi = crowds._binomial_pmf(k[:, None], k[None, :], P) * (k[None, :] <= k[:, None])  # pi_mk, k <= m
     return pi @ R / pi.sum(axis=1)  # eq-oob-mixture, normalised by 1 - (1 - P_N)^m

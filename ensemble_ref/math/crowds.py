@@ -32,7 +32,16 @@ from typing import Any
 import numpy as np
 from scipy import special, stats
 
-from ..core.validation import as_output, check_float, check_int, check_random_state, check_reals
+from ..core.validation import (
+    as_output,
+    check_choice,
+    check_equicorrelation,
+    check_float,
+    check_int,
+    check_integers,
+    check_random_state,
+    check_reals,
+)
 
 __all__ = [
     "majority_error",
@@ -50,32 +59,29 @@ __all__ = [
 _TIES = ("coin", "wrong")
 
 
-# --- validation of array arguments ------------------------------------------------------
-
-
-def _check_reals(value: Any, name: str, low: float, high: float, *, low_open: bool = False,
-                 high_open: bool = False) -> np.ndarray:
-    """A float array whose entries lie in the interval [low, high] (ends optionally open)."""
-    if np.asarray(value).dtype == bool:
-        raise TypeError(f"{name} must contain real numbers, got {value!r}.")
-    return check_reals(value, name, low, high, low_open=low_open, high_open=high_open)
-
-
-def _check_counts(value: Any, name: str, low: int = 1) -> np.ndarray:
-    """An integer array whose entries are at least ``low``."""
-    arr = np.asarray(value)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"{name} must contain integers, got {value!r}.")
-    if (arr < low).any():
-        raise ValueError(f"{name} must contain integers >= {low}, got {value!r}.")
-    return arr.astype(np.int64)
-
-
-def _check_ties(ties: str) -> float:
+def _tie_weight(ties: str) -> float:
     """Weight of a tied vote in the error: 1/2 for a fair coin, 1 when a tie counts as wrong."""
-    if ties not in _TIES:
-        raise ValueError(f"ties must be one of {_TIES}, got {ties!r}.")
-    return 0.5 if ties == "coin" else 1.0
+    return 0.5 if check_choice(ties, "ties", _TIES) == "coin" else 1.0
+
+
+# --- the binomial law of the votes: the package's one definition ---------------------------
+
+
+def _binomial_pmf(n, t, p):
+    """P[S = t] for S ~ Binomial(n, p), broadcast, in log space (0 for t > n when p < 1).
+
+    ``gammaln`` gives the binomial coefficient and ``xlogy``/``xlog1py`` the powers,
+    so that tiny probabilities keep their relative precision (eq-condorcet-exact).
+    """
+    log_comb = special.gammaln(n + 1) - special.gammaln(t + 1) - special.gammaln(n - t + 1)
+    log_pmf = log_comb + special.xlogy(t, p) + special.xlog1py(n - t, -p)  # t > n: -inf
+    return np.exp(log_pmf)  # C(n, t) p^t (1-p)^(n-t)
+
+
+def _majority_tail(pmf, t, n, tie_weight):
+    """P[S < n/2] + w P[S = n/2] from rows of probabilities of S = t (t = 0..n): the minority
+    side of a vote of n, a tie counted with weight w (eq-condorcet-exact)."""
+    return pmf[:, 2 * t < n].sum(axis=1) + tie_weight * pmf[:, 2 * t == n].sum(axis=1)
 
 
 # --- independent voters: Condorcet's jury theorem ---------------------------------------
@@ -111,19 +117,16 @@ def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
     evaluated in log space (``gammaln`` for the binomial coefficient), and only
     positive terms are added, so tiny errors keep their relative precision.
     """
-    tie_weight = _check_ties(ties)
-    p = _check_reals(p, "p", 0.0, 1.0)
-    T = _check_counts(T, "T")
+    tie_weight = _tie_weight(ties)
+    p = check_reals(p, "p", 0.0, 1.0, bool_ok=False)
+    T = check_integers(T, "T", low=1)
     p, T = np.broadcast_arrays(p, T)
     out = np.empty(p.shape)
     for n in np.unique(T):  # one table of binomial probabilities per crowd size
         sel = T == n
         t = np.arange(n + 1)  # number of correct votes
-        q = p[sel][:, None]
-        log_comb = special.gammaln(n + 1) - special.gammaln(t + 1) - special.gammaln(n - t + 1)
-        log_pmf = log_comb + special.xlogy(t, q) + special.xlog1py(n - t, -q)
-        pmf = np.exp(log_pmf)  # C(n, t) p^t (1-p)^(n-t)
-        out[sel] = pmf[:, 2 * t < n].sum(axis=1) + tie_weight * pmf[:, 2 * t == n].sum(axis=1)
+        pmf = _binomial_pmf(n, t, p[sel][:, None])  # C(n, t) p^t (1-p)^(n-t)
+        out[sel] = _majority_tail(pmf, t, n, tie_weight)  # fewer than half right
     return as_output(out)
 
 
@@ -149,8 +152,8 @@ def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
     errors (``ties="wrong"``): for ``T = 2`` that error is ``1 - p**2``, above
     the bound ``2 p (1 - p)`` for every ``p < 1``.
     """
-    p = _check_reals(p, "p", 0.5, 1.0)
-    T = _check_counts(T, "T")
+    p = check_reals(p, "p", 0.5, 1.0, bool_ok=False)
+    T = check_integers(T, "T", low=1)
     eps = p - 0.5  # the voter's edge over a coin
     return as_output(0.5 * (1.0 - 4.0 * eps**2) ** (T / 2.0))  # eq-condorcet-bound
 
@@ -181,8 +184,8 @@ def cantelli_bound(variance: Any, lam: Any) -> float | np.ndarray:
     Equation ``eq-cantelli``. The bound is attained by the two-point
     distribution of :func:`cantelli_extremal`.
     """
-    var = _check_reals(variance, "variance", 0.0, np.inf)
-    lam = _check_reals(lam, "lam", 0.0, np.inf, low_open=True)
+    var = check_reals(variance, "variance", 0.0, np.inf, bool_ok=False)
+    lam = check_reals(lam, "lam", 0.0, np.inf, low_open=True, bool_ok=False)
     return as_output(var / (var + lam**2))  # eq-cantelli
 
 
@@ -251,13 +254,11 @@ def mean_vote_variance(p: Any, c: Any, n: Any) -> float | np.ndarray:
     off-diagonal ones average :math:`c\,p(1-p)`. A correlation below
     :math:`-1/(n-1)` would make the variance negative, so it is rejected.
     """
-    p = _check_reals(p, "p", 0.0, 1.0)
-    c = _check_reals(c, "c", -1.0, 1.0)
-    n = _check_counts(n, "n")
+    p = check_reals(p, "p", 0.0, 1.0, bool_ok=False)
+    c = check_reals(c, "c", -1.0, 1.0, bool_ok=False)
+    n = check_integers(n, "n", low=1)
     p, c, n = np.broadcast_arrays(p, c, n)
-    if ((n > 1) & (c * (n - 1) < -1 - 1e-12)).any():
-        raise ValueError("c must be at least -1/(n-1): a smaller average correlation of n "
-                         f"voters is impossible (got c={c!r}, n={n!r}).")
+    check_equicorrelation(c, n, "c", "n", "voters")
     v = p * (1 - p)  # variance of one vote
     return as_output(v / n + (n - 1) / n * c * v)  # eq-crowd-variance
 
@@ -295,8 +296,8 @@ def majority_lower_bound(p: Any, c: Any, n: Any = None) -> float | np.ndarray:
     the exact variance of :math:`\bar X` the bound holds for any voters
     (use :func:`cantelli_bound` directly).
     """
-    p = _check_reals(p, "p", 0.5, 1.0, low_open=True)
-    c = _check_reals(c, "c", 0.0, 1.0)
+    p = check_reals(p, "p", 0.5, 1.0, low_open=True, bool_ok=False)
+    c = check_reals(c, "c", 0.0, 1.0, bool_ok=False)
     delta = p - 0.5  # margin of the mean vote over one half
     if n is None:
         sigma2 = c * p * (1 - p)  # limit of eq-crowd-variance as n -> infinity
@@ -361,9 +362,7 @@ def conditionally_independent_votes(theta: Any, n_voters: int,
     Whatever the distribution of :math:`\theta`, the votes have accuracy
     :math:`\mathbb{E}\theta` and pairwise covariance :math:`\operatorname{Var}\theta`.
     """
-    theta = _check_reals(theta, "theta", 0.0, 1.0)
-    if theta.ndim != 1 or theta.size == 0:
-        raise ValueError(f"theta must be a non-empty 1-D array, got shape {theta.shape}.")
+    theta = check_reals(theta, "theta", 0.0, 1.0, vector=True, bool_ok=False)
     n = check_int(n_voters, "n_voters", low=1)
     rng = check_random_state(random_state)
     U = rng.random((theta.size, n))
@@ -443,7 +442,7 @@ def correlated_majority_accuracy(p: float, c: float, n: int | None = None,
     """
     p = check_float(p, "p", low=0.0, high=1.0)
     c = check_float(c, "c", low=0.0, high=1.0)
-    tie_weight = 1.0 - _check_ties(ties)  # weight of a tie in the accuracy
+    tie_weight = 1.0 - _tie_weight(ties)  # weight of a tie in the accuracy
     if n is None:
         if c == 0.0 or p in (0.0, 1.0):  # theta = p
             return 1.0 if p > 0.5 else (0.5 if p == 0.5 else 0.0)
@@ -452,12 +451,12 @@ def correlated_majority_accuracy(p: float, c: float, n: int | None = None,
         a, b = beta_difficulty_parameters(p, c)
         return float(stats.beta.sf(0.5, a, b))  # P[theta > 1/2]
     n = check_int(n, "n", low=1)
+    t = np.arange(n + 1)  # number of correct votes
     if c == 0.0 or p in (0.0, 1.0):
-        dist = stats.binom(n, p)
+        pmf = _binomial_pmf(n, t, p)
     elif c == 1.0:
         return p  # S is n (probability p) or 0
     else:
-        dist = stats.betabinom(n, *beta_difficulty_parameters(p, c))
-    t = np.arange(n + 1)
-    pmf = dist.pmf(t)
-    return float(pmf[2 * t > n].sum() + tie_weight * pmf[2 * t == n].sum())
+        pmf = stats.betabinom(n, *beta_difficulty_parameters(p, c)).pmf(t)
+    # right: fewer than half of the votes wrong (S read from n down to 0: n - S wrong votes)
+    return float(_majority_tail(pmf[None, ::-1], t, n, tie_weight)[0])

@@ -4,8 +4,9 @@ A leaf :math:`R_{jm}` of the round-:math:`m` tree gets the best step for the los
 (equation ``eq-gb-leaf``): the lower weighted median of the residuals
 :math:`y_i - F_{m-1}(x_i)` for the absolute error (:func:`weighted_median`), one
 Newton step :math:`\sum_i w_i r_i / \sum_i w_i h_i` for the log loss
-(:func:`newton_leaf_value`). The private versions are what
-:mod:`ensemble_ref.ensembles.gradient_boosting` runs in its loop over leaves.
+(:func:`newton_leaf_value`), the weighted mean of the residuals for the squared error
+(``_leaf_mean``, also the value of every CART leaf). The private versions are what
+:mod:`ensemble_ref.ensembles.gradient_boosting` and the trees run in their loops over leaves.
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ from typing import Any
 
 import numpy as np
 
-from ..core.validation import check_sample_weight
+from ..core.validation import check_reals, check_same_shape, check_sample_weight, check_shape
 
 __all__ = ["weighted_median", "newton_leaf_value"]
+
+
+def _leaf_mean(S, W):
+    """Weighted mean S / W of a leaf's targets from their sums S = sum w y, W = sum w: the step
+    of the squared error (eq-gb-leaf), a regression leaf's value, and, for one-hot targets
+    (S the class counts), a classification leaf's class proportions."""
+    return S / W  # eq-gb-leaf, squared error
 
 
 def _weighted_median(v, w):
@@ -54,12 +62,7 @@ def weighted_median(values: Any, weights: Any = None) -> float:
         minimiser is an interval it is its left end. This is scikit-learn's
         ``_weighted_percentile(values, weights, 50)``.
     """
-    v = np.asarray(values)
-    if v.dtype.kind not in "biuf":
-        raise TypeError(f"values must contain real numbers, got dtype {v.dtype}.")
-    v = v.astype(np.float64)
-    if v.ndim != 1 or v.size == 0 or not np.isfinite(v).all():
-        raise ValueError("values must be a non-empty 1-D array of finite numbers.")
+    v = check_reals(values, "values", vector=True)
     w = check_sample_weight(weights, v.size, name="weights")
     return _weighted_median(v, w)
 
@@ -84,14 +87,10 @@ def newton_leaf_value(residual: Any, hessian: Any, weights: Any = None) -> float
         ``eq-gb-leaf``); ``0.0`` when :math:`\sum_i w_i h_i < 10^{-150}`, where the
         loss is flat and no step improves it (scikit-learn's rule).
     """
-    r = np.asarray(residual, dtype=np.float64)
-    h = np.asarray(hessian, dtype=np.float64)
-    if r.shape != h.shape or r.ndim != 1 or not (np.isfinite(r).all() and np.isfinite(h).all()):
-        raise ValueError("residual and hessian must be finite 1-D arrays of the same length.")
-    if r.size == 0:
-        raise ValueError("residual and hessian must hold at least one value (an empty leaf has no "
-                         "Newton step).")
-    if (h < 0).any():
-        raise ValueError("hessian must be non-negative.")
+    r = check_reals(residual, "residual")
+    h = check_reals(hessian, "hessian", 0.0, None, message="be non-negative")
+    check_same_shape(residual=r, hessian=h)
+    check_shape(r, "residual", (None,), at_least=1,
+                described="(n,) with n >= 1 (an empty leaf has no Newton step)")
     w = check_sample_weight(weights, r.size, name="weights")
     return _newton_step(r, h, w)

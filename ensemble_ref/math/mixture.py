@@ -36,6 +36,16 @@ from typing import Any
 import numpy as np
 from scipy.special import logsumexp
 
+from ..core.validation import (
+    check_bool,
+    check_distribution,
+    check_int,
+    check_integers,
+    check_reals,
+    check_same_shape,
+    check_shape,
+)
+
 __all__ = [
     "softmax",
     "softmax_gate",
@@ -51,39 +61,29 @@ __all__ = [
 ]
 
 
-# --- validation -------------------------------------------------------------------------
+# --- the softmax: the package's one definition -------------------------------------------
 
 
-def _real_array(a: Any, name: str, ndim: int | None = None) -> np.ndarray:
-    if a is None:
-        raise TypeError(f"{name} must be an array of real numbers, got None.")
-    arr = np.asarray(a)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"{name} must contain real numbers, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{name} must be {ndim}-D, got shape {arr.shape}.")
-    return arr
+def _softmax(log_joint):
+    r"""Row-wise softmax :math:`e^{s_{ie}} / \sum_f e^{s_{if}}` of scores of shape (n, E), stable.
+
+    Scores are unnormalised log-probabilities: the gate's :math:`V \tilde x`
+    (``eq-moe-gate``), the log joint :math:`\log g_e + \log p_e` whose softmax is the
+    posterior (``eq-moe-responsibility``), a booster's class scores (``eq-modern-softmax``).
+    The log-sum-exp is subtracted in log space, so large scores do not overflow and a
+    score of ``-inf`` gets probability 0. Every softmax of the package is this function.
+    """
+    return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+
+
+def _log_softmax(log_joint):
+    """The logarithm of :func:`_softmax` (log-probabilities), without its underflow to -inf."""
+    return log_joint - logsumexp(log_joint, axis=1, keepdims=True)
 
 
 def _gate_array(gate: Any, name: str = "gate") -> np.ndarray:
     """A matrix of gate probabilities: non-negative rows, each summing to one."""
-    G = _real_array(gate, name, ndim=2)
-    if G.shape[0] == 0 or G.shape[1] == 0:
-        raise ValueError(f"{name} must have at least one row and one expert, got shape {G.shape}.")
-    if not np.all(np.isfinite(G)) or np.any(G < 0):
-        raise ValueError(f"{name} must contain finite, non-negative probabilities.")
-    if not np.allclose(G.sum(axis=1), 1.0, rtol=0, atol=1e-8):
-        raise ValueError(f"{name} must have rows summing to 1 (a probability for each expert).")
-    return G
-
-
-def _check_k(k: Any, n_experts: int) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise TypeError(f"k must be an int, got {k!r} of type {type(k).__name__}.")
-    if not 1 <= int(k) <= n_experts:
-        raise ValueError(f"k must be an integer in [1, {n_experts}] (the number of experts), got {k}.")
-    return int(k)
+    return check_distribution(check_reals(gate, name, ndim=2), name, "a probability for each expert")
 
 
 # --- the gate ---------------------------------------------------------------------------
@@ -92,13 +92,9 @@ def _check_k(k: Any, n_experts: int) -> int:
 def softmax(S: Any) -> np.ndarray:
     r"""Row-wise softmax :math:`\exp(s_{ie}) / \sum_f \exp(s_{if})` of scores ``S`` (n, E).
 
-    Computed after subtracting each row's maximum, so large scores do not overflow.
+    Computed in log space (:func:`_softmax`), so large scores do not overflow.
     """
-    S = _real_array(S, "S", ndim=2)
-    if not np.all(np.isfinite(S)):
-        raise ValueError("S must contain only finite scores.")
-    Z = np.exp(S - S.max(axis=1, keepdims=True))
-    return Z / Z.sum(axis=1, keepdims=True)
+    return _softmax(check_reals(S, "S", ndim=2))
 
 
 def _with_intercept(X: np.ndarray) -> np.ndarray:
@@ -119,12 +115,10 @@ def softmax_gate(X: Any, V: Any) -> np.ndarray:
     G : ndarray of shape (n, E)
         ``G[i, e] = g_e(x_i)``; every row is a probability vector (equation ``eq-moe-gate``).
     """
-    X = _real_array(X, "X", ndim=2)
-    V = _real_array(V, "V", ndim=2)
-    if V.shape[1] != X.shape[1] + 1:
-        raise ValueError(f"V must have d + 1 = {X.shape[1] + 1} columns (intercept and one "
-                         f"slope per feature of X), got shape {V.shape}.")
-    return softmax(_with_intercept(X) @ V.T)
+    X = check_reals(X, "X", ndim=2)
+    V = check_shape(check_reals(V, "V", ndim=2), "V", (None, X.shape[1] + 1),
+                    described=f"(E, d + 1 = {X.shape[1] + 1}): an intercept and one slope per feature of X")
+    return _softmax(_with_intercept(X) @ V.T)
 
 
 # --- experts and the likelihood -----------------------------------------------------------
@@ -146,27 +140,20 @@ def linear_gaussian_log_density(X: Any, y: Any, W: Any, sigma2: Any) -> np.ndarr
     -------
     ndarray of shape (n, E)
     """
-    X = _real_array(X, "X", ndim=2)
-    y = _real_array(y, "y", ndim=1)
-    W = _real_array(W, "W", ndim=2)
-    s2 = _real_array(sigma2, "sigma2", ndim=1)
-    if y.shape[0] != X.shape[0]:
-        raise ValueError(f"y must have one value per row of X ({X.shape[0]}), got {y.shape[0]}.")
-    if W.shape[1] != X.shape[1] + 1:
-        raise ValueError(f"W must have d + 1 = {X.shape[1] + 1} columns, got shape {W.shape}.")
-    if s2.shape[0] != W.shape[0] or not np.all(s2 > 0):
-        raise ValueError(f"sigma2 must hold {W.shape[0]} positive variances, got {s2}.")
+    X = check_reals(X, "X", ndim=2)
+    y = check_shape(check_reals(y, "y"), "y", (X.shape[0],), described=f"({X.shape[0]},), one value per row of X")
+    W = check_shape(check_reals(W, "W", ndim=2), "W", (None, X.shape[1] + 1))
+    s2 = check_shape(check_reals(sigma2, "sigma2", 0.0, None, low_open=True, message="hold positive variances"),
+                     "sigma2", (W.shape[0],), described=f"({W.shape[0]},), one variance per expert")
     residual = y[:, None] - _with_intercept(X) @ W.T
     return -0.5 * (np.log(2 * np.pi * s2) + residual**2 / s2)
 
 
 def _log_joint(gate: Any, log_density: Any) -> np.ndarray:
     G = _gate_array(gate)
-    L = _real_array(log_density, "log_density", ndim=2)
-    if L.shape != G.shape:
-        raise ValueError(f"log_density must have the shape of gate {G.shape}, got {L.shape}.")
-    if np.any(np.isnan(L)) or np.any(L == np.inf):
-        raise ValueError("log_density must not contain NaN or +inf.")
+    L = check_reals(log_density, "log_density", None, np.inf, high_open=True, allow_inf=True,
+                    message="not contain NaN or +inf (a density is finite)")
+    check_same_shape(gate=G, log_density=L)
     with np.errstate(divide="ignore"):
         return np.log(G) + L
 
@@ -204,8 +191,7 @@ def responsibilities(gate: Any, log_density: Any) -> np.ndarray:
     -------
     R : ndarray of shape (n, E); every row sums to one.
     """
-    log_joint = _log_joint(gate, log_density)
-    return np.exp(log_joint - logsumexp(log_joint, axis=1, keepdims=True))
+    return _softmax(_log_joint(gate, log_density))  # eq-moe-responsibility
 
 
 def gate_objective(gate: Any, resp: Any) -> float:
@@ -219,8 +205,7 @@ def gate_objective(gate: Any, resp: Any) -> float:
     """
     G = _gate_array(gate)
     R = _gate_array(resp, "resp")
-    if R.shape != G.shape:
-        raise ValueError(f"resp must have the shape of gate {G.shape}, got {R.shape}.")
+    check_same_shape(gate=G, resp=R)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(R > 0, R * np.log(G), 0.0)
     return float(np.sum(terms))
@@ -252,9 +237,8 @@ def top_k_route(gate: Any, k: int, renormalise: bool = True) -> tuple[np.ndarray
         and a row sums to one minus the gate's mass on the experts not chosen.
     """
     G = _gate_array(gate)
-    k = _check_k(k, G.shape[1])
-    if not isinstance(renormalise, (bool, np.bool_)):
-        raise TypeError(f"renormalise must be a bool, got {renormalise!r}.")
+    k = check_int(k, "k", low=1, high=G.shape[1])
+    check_bool(renormalise, "renormalise")
     experts = np.argsort(-G, axis=1, kind="stable")[:, :k]
     chosen = np.take_along_axis(G, experts, axis=1)
     if not renormalise:
@@ -305,17 +289,12 @@ def route_scores(scores: Any, k: int, renormalise: bool) -> tuple[np.ndarray, np
 
 
 def _assignment_array(assignment: Any, n_rows: int, n_experts: int) -> np.ndarray:
-    A = np.asarray(assignment)
-    if A.dtype.kind not in "iu":
-        raise TypeError(f"assignment must contain integer expert indices, got dtype {A.dtype}.")
-    if A.ndim == 1:
-        A = A[:, None]
-    if A.ndim != 2 or A.shape[0] != n_rows or A.shape[1] == 0:
-        raise ValueError(f"assignment must have shape ({n_rows},) or ({n_rows}, k), "
-                         f"got {np.shape(assignment)}.")
-    if np.any(A < 0) or np.any(A >= n_experts):
-        raise ValueError(f"assignment must hold expert indices in [0, {n_experts - 1}].")
-    return A
+    """The expert indices of each row as a matrix (n, k)."""
+    A = check_integers(assignment, "assignment", 0, n_experts - 1,
+                       message=f"hold expert indices in [0, {n_experts - 1}]")
+    A = A[:, None] if A.ndim == 1 else A
+    return check_shape(A, "assignment", (n_rows, None), at_least=1,
+                       described=f"({n_rows},) or ({n_rows}, k)")
 
 
 def expert_load(assignment: Any, n_experts: int) -> np.ndarray:
@@ -331,11 +310,10 @@ def expert_load(assignment: Any, n_experts: int) -> np.ndarray:
     -------
     f : ndarray of shape (n_experts,), summing to one.
     """
-    if isinstance(n_experts, bool) or not isinstance(n_experts, (int, np.integer)) or n_experts < 1:
-        raise ValueError(f"n_experts must be a positive int, got {n_experts!r}.")
+    n_experts = check_int(n_experts, "n_experts", low=1)
     A = np.asarray(assignment)
-    A = _assignment_array(A, A.shape[0] if A.ndim else 0, int(n_experts))
-    return np.bincount(A.ravel(), minlength=int(n_experts)) / A.size
+    A = _assignment_array(A, A.shape[0] if A.ndim else 0, n_experts)
+    return np.bincount(A.ravel(), minlength=n_experts) / A.size
 
 
 def load_balancing_loss(gate: Any, assignment: Any) -> float:

@@ -21,11 +21,12 @@ gradients and **twice** these Hessians, :math:`2 p_{ik}(1 - p_{ik})`; the argume
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
-from scipy.special import logsumexp
+
+from ..core.validation import check_float, check_integers, check_reals, check_same_shape, check_shape
+from . import mixture, second_order
 
 __all__ = ["softmax", "softmax_loss", "softmax_gradient", "softmax_hessian", "leaf_values"]
 
@@ -34,13 +35,14 @@ __all__ = ["softmax", "softmax_loss", "softmax_gradient", "softmax_hessian", "le
 
 
 def _softmax(F):
-    """Row-wise probabilities of the scores ``F`` (n, K), stable for large scores."""
-    return np.exp(F - logsumexp(F, axis=1, keepdims=True))
+    """Row-wise probabilities of the scores ``F`` (n, K): the package's softmax
+    (:func:`ensemble_ref.math.mixture._softmax`)."""
+    return mixture._softmax(F)
 
 
 def _loss(F, y):
     """Cross-entropy ``-log p_{i y_i}`` of each row, from the scores (n, K) and labels (n,)."""
-    return logsumexp(F, axis=1) - F[np.arange(F.shape[0]), y]
+    return -mixture._log_softmax(F)[np.arange(F.shape[0]), y]
 
 
 def _gradient(p, Y):
@@ -54,32 +56,18 @@ def _hessian(p, factor):
 
 
 def _scores(F: Any) -> np.ndarray:
-    if F is None:
-        raise TypeError("F must be a 2-D array of real scores, got None.")
-    arr = np.asarray(F)
-    if arr.dtype.kind not in "biuf":
-        raise TypeError(f"F must contain real numbers, got dtype {arr.dtype}.")
-    arr = arr.astype(np.float64)
-    if arr.ndim != 2 or arr.shape[1] < 2 or arr.shape[0] == 0:
-        raise ValueError(f"F must have shape (n, K) with n >= 1 and K >= 2 classes, got {arr.shape}.")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError("F must contain only finite values.")
-    return arr
+    """Finite scores of shape (n, K), n >= 1 rows and K >= 2 classes."""
+    return check_shape(check_reals(F, "F"), "F", (None, None), at_least=(1, 2),
+                       described="(n, K) with n >= 1 and K >= 2 classes")
 
 
 def _labels(y: Any, n: int, K: int) -> np.ndarray:
-    if y is None:
-        raise TypeError("y must be a 1-D array of integer class labels, got None.")
+    """Class labels 0, ..., K - 1, one per row of F (whole floats are read as integers)."""
     arr = np.asarray(y)
     if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
         arr = arr.astype(np.int64)
-    if arr.dtype.kind not in "iu":
-        raise TypeError(f"y must contain integer class labels 0, ..., K-1, got dtype {arr.dtype}.")
-    if arr.shape != (n,):
-        raise ValueError(f"y must have shape ({n},), one label per row of F, got {arr.shape}.")
-    if np.any(arr < 0) or np.any(arr >= K):
-        raise ValueError(f"y must contain labels in 0, ..., {K - 1} (K = {K} columns of F).")
-    return arr
+    arr = check_integers(arr, "y", 0, K - 1, message=f"contain labels in 0, ..., {K - 1} (K = {K} columns of F)")
+    return check_shape(arr, "y", (n,), described=f"({n},), one label per row of F")
 
 
 def softmax(F: Any) -> np.ndarray:
@@ -109,11 +97,8 @@ def softmax_hessian(F: Any, y: Any, factor: float = 1.0) -> np.ndarray:
     """
     F = _scores(F)
     _labels(y, *F.shape)
-    if isinstance(factor, bool) or not isinstance(factor, numbers.Real):
-        raise TypeError(f"factor must be a real number, got {type(factor).__name__}.")
-    if not (np.isfinite(factor) and factor > 0):
-        raise ValueError(f"factor must be finite and > 0, got {factor}.")
-    return _hessian(_softmax(F), float(factor))
+    factor = check_float(factor, "factor", low=0.0, low_open=True)
+    return _hessian(_softmax(F), factor)
 
 
 def leaf_values(gradient: Any, hessian: Any, leaf: Any, reg_lambda: float = 0.0
@@ -133,23 +118,14 @@ def leaf_values(gradient: Any, hessian: Any, leaf: Any, reg_lambda: float = 0.0
     dict
         Leaf id to :math:`w_j`.
     """
-    g = np.asarray(gradient, dtype=float)
-    h = np.asarray(hessian, dtype=float)
-    leaf = np.asarray(leaf)
-    if g.ndim != 1 or h.shape != g.shape or leaf.shape != g.shape:
-        raise ValueError("gradient, hessian and leaf must be 1-D arrays of the same length, got "
-                         f"shapes {g.shape}, {h.shape}, {leaf.shape}.")
-    if leaf.dtype.kind not in "iu":
-        raise TypeError(f"leaf must contain integer leaf ids, got dtype {leaf.dtype}.")
-    if isinstance(reg_lambda, bool) or not isinstance(reg_lambda, numbers.Real):
-        raise TypeError(f"reg_lambda must be a real number, got {type(reg_lambda).__name__}.")
-    if not (np.isfinite(reg_lambda) and reg_lambda >= 0):
-        raise ValueError(f"reg_lambda must be finite and >= 0, got {reg_lambda}.")
-    out = {}
-    for j in np.unique(leaf):
-        rows = leaf == j
-        H = h[rows].sum() + reg_lambda
-        if H <= 0:
-            raise ValueError(f"leaf {int(j)} has H + reg_lambda = 0; its value is undefined.")
-        out[int(j)] = float(-g[rows].sum() / H)
-    return out
+    g = check_shape(check_reals(gradient, "gradient"), "gradient", (None,))
+    h = check_reals(hessian, "hessian")
+    leaf_id = check_integers(leaf, "leaf")
+    check_same_shape(gradient=g, hessian=h, leaf=leaf_id)
+    reg_lambda = check_float(reg_lambda, "reg_lambda", low=0.0)
+    ids = np.unique(leaf_id)
+    G = np.array([g[leaf_id == j].sum() for j in ids])  # G_j and H_j of each leaf
+    H = np.array([h[leaf_id == j].sum() for j in ids])
+    check_reals(H + reg_lambda, "H + reg_lambda", 0.0, None, low_open=True,
+                message="be positive in every leaf (the value of a leaf without curvature is undefined)")
+    return {int(j): float(w) for j, w in zip(ids, second_order._leaf_weight(G, H, reg_lambda))}

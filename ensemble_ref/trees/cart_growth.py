@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..math import gradient_boosting as leaf
 from ..math import impurity as formulas
 from .engine import (
     FEATURE_THRESHOLD,
@@ -64,7 +65,7 @@ class SquaredError:
 
     @staticmethod
     def value(S: np.ndarray, W: np.ndarray) -> np.ndarray:
-        return S[0] / W  # leaf prediction: weighted mean of y
+        return leaf._leaf_mean(S[0], W)  # leaf prediction: weighted mean of y
 
     @staticmethod
     def proxy(SL: np.ndarray, WL: np.ndarray, SR: np.ndarray, WR: np.ndarray) -> np.ndarray:
@@ -92,7 +93,7 @@ class ClassCounts:
 
     @staticmethod
     def value(C: np.ndarray, W: np.ndarray) -> np.ndarray:
-        return (C / W).T  # leaf prediction: class proportions, shape (J, K)
+        return leaf._leaf_mean(C, W).T  # leaf prediction: class proportions, shape (J, K)
 
     def proxy(self, CL: np.ndarray, WL: np.ndarray, CR: np.ndarray, WR: np.ndarray) -> np.ndarray:
         return formulas._weighted_children(self.impurity, CL, WL, CR, WR)
