@@ -38,7 +38,7 @@ def test_book_builds_with_every_chapter(built_book):
 
 
 def test_pattern_chapter_has_its_parts(built_book):
-    page = (built_book / "book" / "04_bagging_oob.html").read_text(encoding="utf-8")
+    page = (built_book / "book" / "05_bagging_oob.html").read_text(encoding="utf-8")
     assert 'id="thm-oob"' in page  # the theorem, with its label
     assert "proof" in page
     assert 'id="fig-oob-fraction"' in page and "<img" in page  # the generated figure

@@ -64,8 +64,8 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-
 IMPLICIT_REQUESTS = {"/favicon.ico"}
 PAGE_TIMEOUT_MS = 30_000
 WIDE, NARROW = 1400, 412
-SHOT_CHAPTERS = ["book/04_bagging_oob.html", "book/07_adaboost.html",
-                 "book/08_gradient_boosting.html"]
+SHOT_CHAPTERS = ["book/05_bagging_oob.html", "book/08_adaboost.html",
+                 "book/09_gradient_boosting.html"]
 SERIOUS = ("serious", "critical")
 
 

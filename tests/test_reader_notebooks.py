@@ -66,10 +66,10 @@ def test_reader_notebook_has_no_myst_and_every_number(md, built_book):
 
 
 def test_launch_buttons_open_the_reader_notebooks(built_book):
-    page = (built_book / "book" / "08_gradient_boosting.html").read_text(encoding="utf-8")
+    page = (built_book / "book" / "09_gradient_boosting.html").read_text(encoding="utf-8")
     assert "mybinder.org/v2/gh/ensembles-verified/ensembles-verified/reader-notebooks?" in page
     assert "colab.research.google.com/github/ensembles-verified/ensembles-verified/blob/" \
-           "reader-notebooks/book/08_gradient_boosting.ipynb" in page
+           "reader-notebooks/book/09_gradient_boosting.ipynb" in page
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])

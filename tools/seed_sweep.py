@@ -7,8 +7,8 @@ the claims in ``explain`` mode (a failing claim is recorded and the chapter runs
 on, so every failing claim of a run is counted), and reads the claims' ledgers.
 
     python -m tools.seed_sweep --seeds 20                     # every chapter, seeds 1..20
-    python -m tools.seed_sweep --seeds 10 --first 101 book/05_random_forests.md
-    python -m tools.seed_sweep --seed-list 3 17 book/07_adaboost.md --jobs 2
+    python -m tools.seed_sweep --seeds 10 --first 101 book/06_random_forests.md
+    python -m tools.seed_sweep --seed-list 3 17 book/08_adaboost.md --jobs 2
     python -m tools.seed_sweep --published                     # each chapter's own seed
 
 A run passes when no claim failed and no cell raised. The report (Markdown on
