@@ -345,5 +345,6 @@ def test_every_mutant_is_killed(mutation_results):
                     if r.get("timeout") else "")
                  + (f" [the run's process died (status {r['died']}): the harness must be fixed]"
                     if r.get("died") is not None else "")
+                 + (f" [the mutant does not apply, update it: {r['broken']}]" if r.get("broken") else "")
                  for r in results if not r["killed"]]
     assert not survivors, "mutants the book does not notice:\n  " + "\n  ".join(survivors)

@@ -15,7 +15,8 @@ execution of a chapter serve all its mutants:
    from that cell, silently, until a cell raises (the mutant is killed) or the chapter
    ends (it survived). Checkpoints given nothing exit.
 3. :func:`finish` waits for them, gives the functions back their code and returns one
-   result per mutant.
+   result per mutant. A mutant that cannot be prepared (its key or its expression is no
+   longer in the package) is reported ``"broken"``; the chapter runs on.
 
 A checkpoint is only taken while the process has no more threads or child processes
 than when :func:`install` ran (a copy of a process does not inherit its threads, so a
@@ -96,6 +97,7 @@ class Checkpoints:
         self.shell, self.cells, self.results, self.timeout, self.busy = shell, cells, results, timeout, busy
         self.pending = list(plans)
         self.fallback: dict[str, str] = {}  # mutant id: why it needs the long way
+        self.broken: dict[str, str] = {}  # mutant id: why it cannot be prepared
         self.index = 0
         self.threads = _threads()
         self.checkpoint: tuple[int, int] | None = None  # (pid, write end) before this cell
@@ -220,8 +222,14 @@ def install(mutant_ids: list[str], cells: list[str], results: str, timeout: floa
     from IPython import get_ipython
 
     shell = get_ipython()
-    plans = [Plan(mutant_id) for mutant_id in mutant_ids]
+    plans, broken = [], {}
+    for mutant_id in mutant_ids:
+        try:
+            plans.append(Plan(mutant_id))
+        except Exception as err:  # noqa: BLE001 - a mutant that no longer applies: reported
+            broken[mutant_id] = f"{type(err).__name__}: {err}"
     state = Checkpoints(shell, plans, cells, Path(results), timeout, busy)
+    state.broken = broken
     for plan in plans:
         if plan.key not in state.originals:
             state.originals[plan.key] = (plan.function, plan.function.__code__)
@@ -249,4 +257,6 @@ def finish() -> dict:
         out[path.stem] = json.loads(path.read_text())
     for mutant_id, reason in state.fallback.items():
         out[mutant_id] = {"fallback": reason}
+    for mutant_id, reason in state.broken.items():  # the harness must be fixed, not the book
+        out[mutant_id] = {"killed": False, "raised": "", "broken": reason, "seconds": 0.0}
     return {"mutants": out, "error": state.error}

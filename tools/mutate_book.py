@@ -29,7 +29,7 @@ Usage (from the repository root)::
 
     python -m tools.mutate_book                  # every mutant, two chapters at a time
     python -m tools.mutate_book --only oob-picked gain-unsquared
-    python -m tools.mutate_book --chapter book/04_bagging_oob.md --with-control
+    python -m tools.mutate_book --chapter book/05_bagging_oob.md --with-control
     python -m tools.mutate_book --list
 
 The exit status is 0 only when every mutant selected is killed (and the control, if
@@ -93,7 +93,7 @@ def result(mutant: Mutant, outcome: dict, how: str) -> dict:
             "error": mutant.error, "killed": bool(outcome.get("killed")),
             "raised": outcome.get("raised", ""), "how": how,
             "from_cell": outcome.get("from_cell"), "timeout": bool(outcome.get("timeout")),
-            "died": outcome.get("died"),
+            "died": outcome.get("died"), "broken": outcome.get("broken", ""),
             "seconds": outcome.get("seconds", 0.0)}
 
 
@@ -156,7 +156,7 @@ def run_or_report(chapter: str, mutants: list[Mutant], timeout: int = 600) -> li
     try:
         return run_chapter(chapter, mutants, timeout)
     except Exception as err:  # noqa: BLE001 - reported, and the other chapters go on
-        reason = getattr(err, "ename", "") or type(err).__name__
+        reason = getattr(err, "ename", "") or f"{type(err).__name__}: {str(err)[:200]}"
         return [result(m, {"killed": False}, f"not run: the chapter failed unmutated ({reason})")
                 for m in mutants]
 
@@ -187,7 +187,11 @@ def run_full(chapter: str, mutants: list[Mutant], timeout: int = 600) -> list[di
         client = _client(chapter, timeout)
         killed, error = False, ""
         with client.setup_kernel(env=_kernel_env()):
-            _execute_aside(client, nbformat_cell(_SUBSTITUTE.format(id=mutant.id)))
+            try:
+                _execute_aside(client, nbformat_cell(_SUBSTITUTE.format(id=mutant.id)))
+            except CellExecutionError as err:  # the mutant no longer applies
+                results.append(result(mutant, {"broken": f"{err.ename}: {err.evalue}"}, "full run"))
+                continue
             try:
                 for index, cell in enumerate(client.nb.cells):
                     if cell.cell_type == "code":
