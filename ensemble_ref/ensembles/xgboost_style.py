@@ -28,7 +28,8 @@ grow trees with them.
 
 **Tree growth** is :func:`ensemble_ref.trees.second_order_tree.grow_tree`
 (``tree_method="exact"``) or :func:`ensemble_ref.trees.second_order_hist.grow_hist_tree`
-(``"hist"``, from gradient histograms), with the same split rule: level by level to
+(``"hist"``, from gradient histograms), with the same split rule (the one split selector
+and the library's rules, :mod:`ensemble_ref.trees.second_order_rules`): level by level to
 ``max_depth``, scanning every distinct value (``exact``) or at most ``max_bin`` quantile
 bins (``hist``) per feature. ``exact`` then prunes bottom-up
 every split with a negative ``Gain`` whose children are leaves (xgboost's ``prune``
@@ -97,7 +98,8 @@ from ..math import softmax_objective as softmax
 from ..math.losses import Loss, get_loss, sigmoid
 from ..trees.engine import Codes
 from ..trees.second_order_hist import grow_hist_tree
-from ..trees.second_order_tree import TreeParams, grow_tree
+from ..trees.second_order_rules import TreeParams, floor_hessian
+from ..trees.second_order_tree import grow_tree
 
 __all__ = ["XGBRegressor", "XGBClassifier"]
 
@@ -381,12 +383,11 @@ class XGBClassifier(ClassifierMixin, _SecondOrderBooster):
 
     def _gradients(self, loss: Loss, y: np.ndarray, F: np.ndarray
                    ) -> tuple[np.ndarray, np.ndarray]:
-        if F.ndim == 1:  # g_i, h_i of the log loss; xgboost floors the hessian at 1e-16
-            return (loss.unchecked("gradient")(y, F),
-                    np.maximum(loss.unchecked("hessian")(y, F), 1e-16))
+        if F.ndim == 1:  # g_i, h_i of the log loss, with xgboost's floor of the hessian
+            return loss.unchecked("gradient")(y, F), floor_hessian(loss.unchecked("hessian")(y, F))
         p = softmax._softmax(F)  # eq-modern-softmax: g = p - y, h = factor p (1 - p)
         g = softmax._gradient(p, np.eye(F.shape[1])[y])
-        return g, np.maximum(softmax._hessian(p, self.softmax_hessian_factor), 1e-16)
+        return g, floor_hessian(softmax._hessian(p, self.softmax_hessian_factor))
 
     @staticmethod
     def _loss_values(loss: Loss, y: np.ndarray, F: np.ndarray) -> np.ndarray:

@@ -18,10 +18,11 @@ with the libraries** bit for bit:
 * scikit-learn stores features in float32 (:func:`to_float32`), treats values
   closer than ``1e-7`` as equal (``FEATURE_THRESHOLD``) and splits at the
   midpoint of two float32 values computed in float64 (:func:`midpoint32`);
-* xgboost codes every feature as ranks (``exact``) or quantile bins (``hist``),
-  with missing values last, thresholds at midpoints compared as ``x < s``, and
-  the thresholds ``v +- (|v| + 1e-6)`` of "missing versus present" splits
-  (:class:`Codes`).
+* xgboost codes every feature as ranks (``exact``) or quantile bins (``hist``,
+  :mod:`ensemble_ref.trees.binning`), with missing values last, thresholds at midpoints
+  compared as ``x < s``, and the thresholds ``v +- (|v| + 1e-6)`` of "missing versus
+  present" splits (:class:`Codes`); how xgboost chooses its splits (float32 gains, scan
+  order, ties, ``min_child_weight``) is in :mod:`ensemble_ref.trees.second_order_rules`.
 
 The formulas of the splits themselves (impurities, gains) are in
 ``ensemble_ref.math``; the growers are :mod:`ensemble_ref.trees.cart_growth`
@@ -30,7 +31,12 @@ and :mod:`ensemble_ref.trees.second_order_tree`.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
+
+from .binning import distinct_sorted, feature_codes, feature_cuts, sorted_present
+from .second_order_rules import MIN_BRACKET, round32
 
 __all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32", "midpoint32",
            "segment_ranges", "exact_integers", "partition",
@@ -38,7 +44,6 @@ __all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32
            "child_key_type", "MISSING", "MIN_BRACKET"]
 
 FEATURE_THRESHOLD = np.float32(1e-7)  # scikit-learn: feature values closer than this are equal
-MIN_BRACKET = 1e-6  # xgboost's kRtEps: a split needs a bracket above it
 
 
 # --- scikit-learn's storage and thresholds ---------------------------------------------------
@@ -274,12 +279,6 @@ def masked_eval(mask: np.ndarray, fn, *arrays, fill: float = -np.inf) -> np.ndar
 # --- xgboost's feature codes -------------------------------------------------------------------
 
 
-def round32(a: np.ndarray) -> np.ndarray:
-    """Round to float32 as xgboost stores its gains (then back to float64)."""
-    return np.asarray(a).astype(np.float32).astype(np.float64)
-
-
-
 MISSING = np.iinfo(np.int32).max  # code of a missing value, sorted after every real code
 
 
@@ -302,26 +301,27 @@ class Codes:
         self.need_codes = np.zeros(d, dtype=bool)
         for j in range(d):
             x = X[:, j]
-            missing = np.isnan(x)
-            u = np.unique(x[~missing])
-            if method == "hist" and u.size > max_bin:
-                cuts = np.unique(np.quantile(x[~missing], np.arange(1, max_bin) / max_bin))
-                code = np.searchsorted(cuts, x, side="right")  # x < cuts[c]  <=>  code <= c
-                self.cuts.append(cuts)
-            else:
-                code = np.searchsorted(u, x)
-                self.cuts.append(None)
+            s = sorted_present(x)
+            u = distinct_sorted(s)
+            cuts = feature_cuts(s, u, max_bin) if method == "hist" else None
+            code = feature_codes(x, cuts, u)  # x < cuts[c]  <=>  code <= c
+            self.cuts.append(cuts)
             self.values.append(u)
-            self.codes[j] = np.where(missing, MISSING, code)
+            self.codes[j] = np.where(np.isnan(x), MISSING, code) if s.size < n else code
             # The missing-right scan is only needed when the feature has missing values
             # and is not constant (the library's rule).
-            self.need_forward[j] = missing.any() and u.size > 1
+            self.need_forward[j] = s.size < n and u.size > 1
             # Without ties (binned, repeated values) and missing values, every neighbour in
             # a sorted segment is a candidate: the scans need not read the codes.
-            self.need_codes[j] = u.size < x.size or self.cuts[j] is not None
+            self.need_codes[j] = u.size < n or cuts is not None
         self.any_missing = bool(self.need_forward.any() or np.isnan(X).any())
-        self.order = presort(self.codes, stable=True)  # missing last
         self.scratch = Scratch()  # the growers' work arrays, reused by every tree of the fit
+
+    @cached_property
+    def order(self) -> np.ndarray:
+        """``order[j]``: the samples by increasing code of feature ``j``, missing last (sorted
+        at the first use: the histogram grower does not need it)."""
+        return presort(self.codes, stable=True)
 
     def threshold(self, f: int, c_lo: int, c_hi: int) -> float:
         """Threshold sending codes ``<= c_lo`` left and ``>= c_hi`` right."""

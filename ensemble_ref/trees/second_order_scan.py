@@ -4,8 +4,10 @@ For each node and each feature, the candidates are the thresholds between two
 neighbouring codes of its samples (sorted within the node); the bracket of
 ``eq-xgb-gain`` is evaluated at all of them at once and the best is chosen with
 xgboost's scan order and tie rules: missing values first on the right (upwards),
-then on the left (downwards), plus "missing" against "present". The grower that
-uses it, and the rules, are in :mod:`ensemble_ref.trees.second_order_tree`.
+then on the left (downwards), plus "missing" against "present". Every candidate is
+scored, and each node's split chosen, by the one split selector of
+:mod:`ensemble_ref.trees.second_order_rules` (with the library's rules); the grower that
+uses this scan is :func:`ensemble_ref.trees.second_order_tree.grow_tree`.
 """
 
 from __future__ import annotations
@@ -14,22 +16,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..math import second_order as formulas
-from .engine import (
-    MIN_BRACKET,
-    MISSING,
-    Codes,
-    round32,
-    row_blocks,
-    segment_argmax,
-    segment_ids,
-    segment_prefix_sums,
+from .engine import MISSING, Codes, row_blocks, segment_argmax, segment_ids, segment_prefix_sums
+from .second_order_rules import (
+    LEFT,
+    LEFT_MISSING,
+    MISSING_LEFT,
+    PRESENT_LEFT,
+    RIGHT,
+    RIGHT_MISSING,
+    candidate_brackets,
+    parent_terms,
+    select,
 )
 
 if TYPE_CHECKING:
-    from .second_order_tree import TreeParams
-
-RIGHT, RIGHT_MISSING, LEFT, LEFT_MISSING = range(4)  # the kinds of candidates, in scan order
+    from .second_order_rules import TreeParams
 
 
 class _LevelScan:
@@ -51,16 +52,12 @@ class _LevelScan:
         self.PG = segment_prefix_sums(g, S, bounds, self.present, self.new, "PG")
         self.PH = segment_prefix_sums(h, S, bounds, self.present, self.new, "PH")
         self.NG, self.NH = self.PG[:, self.last], self.PH[:, self.last]
-        self.parent32 = round32(formulas._score(self.G, self.H, p.reg_lambda))
+        self.parent32 = parent_terms(self.G, self.H, p)
         self.sizes = np.diff(bounds)
         self.Gn, self.Hn, self.parent_n = self.G[self.seg], self.H[self.seg], self.parent32[self.seg]
         with np.errstate(divide="ignore", invalid="ignore"):
             self._best_of_each_kind()
-        # per node: the first best kind of each feature, then the lowest feature among the best
-        self.kind = np.argmax(self.best, axis=0)
-        best = np.take_along_axis(self.best, self.kind[None], axis=0)[0]
-        self.f_best = np.argmax(best, axis=0)
-        self.bracket = best[self.f_best, np.arange(self.G.size)]
+        self.split, self.f_best, self.kind, self.bracket = select(self.best, p)
 
     def _candidate_positions(self) -> None:
         """cand[k, r]: a threshold may follow position r, because r + 1 is in the same node
@@ -82,13 +79,8 @@ class _LevelScan:
 
     def _rounded_brackets(self, GL, HL, GR, HR, parent, ok, out) -> np.ndarray:
         """Brackets rounded to float32 (as the library stores them) into ``out``; -inf where
-        not ``ok`` or a child is lighter than ``min_child_weight``."""
-        lam, mcw = self.p.reg_lambda, self.p.min_child_weight
-        np.copyto(out, formulas._bracket(GL, HL, GR, HR, lam, parent), casting="same_kind")
-        ok = ok & (HL >= mcw) & (HR >= mcw)  # with lam > 0, H >= mcw >= 0 gives H + lam > 0:
-        ok = ok if lam > 0 and mcw >= 0 else ok & (HL + lam > 0) & (HR + lam > 0)
-        np.copyto(out, -np.inf, where=~ok)
-        return out
+        not ``ok`` or not a candidate of the selector."""
+        return candidate_brackets(GL, HL, GR, HR, parent, self.p, ok=ok, out=out)
 
     def _best_of_each_kind(self) -> None:
         """best[kind, k, s]: the best rounded bracket of feature k in node s among the
@@ -139,13 +131,9 @@ class _LevelScan:
     def best_split(self, s: int) -> tuple | None:
         """The best split of node ``s``: (feature index, c_lo, default_left, threshold,
         rounded bracket, (G_L, H_L, G_R, H_R)); None when no candidate qualifies."""
-        bracket = float(self.bracket[s])
-        if not bracket > MIN_BRACKET:
+        if not self.split[s]:
             return None
-        if self.p.pre_prune and formulas._gain(bracket, self.p.gamma) < 0:
-            return None  # hist: xgboost splits only when loss_chg >= min_split_loss
-        f_k = int(self.f_best[s])
-        kind = int(self.kind[f_k, s])
+        f_k, kind, bracket = int(self.f_best[s]), int(self.kind[s]), float(self.bracket[s])
         r = int(self.at[0 if kind == RIGHT else 1, f_k, s])
         return (f_k, *self._decode(s, f_k, kind, r), bracket, self._children(s, f_k, kind, r))
 
@@ -159,8 +147,8 @@ class _LevelScan:
         if kind == RIGHT_MISSING:  # present left, missing right
             n_present = b - a - int(self.n_missing[f_k, s])
             threshold = self.data.missing_threshold(f, int(code[S[a + n_present - 1]]), True)
-            return np.iinfo(np.int32).max - 1, False, threshold
-        return -1, True, self.data.missing_threshold(f, int(code[S[a]]), False)
+            return PRESENT_LEFT, False, threshold
+        return MISSING_LEFT, True, self.data.missing_threshold(f, int(code[S[a]]), False)
 
     def _children(self, s: int, f_k: int, kind: int, r: int) -> tuple:
         """(G_L, H_L, G_R, H_R) of a candidate."""

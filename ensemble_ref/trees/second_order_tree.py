@@ -20,12 +20,16 @@ methods prune as xgboost's updaters do:
 * ``hist`` pre-prunes: a node is split only when its best candidate has
   ``Gain >= 0`` (xgboost's ``loss_chg >= min_split_loss``).
 
-The formulas come from :mod:`ensemble_ref.math.second_order` (called through the
-module, so that the one definition is the one the tree runs).
+The candidates are scored and each node's split chosen by the one split selector of
+:mod:`ensemble_ref.trees.second_order_rules`, which also holds these rules of the
+library; the formulas come from :mod:`ensemble_ref.math.second_order` (called through
+the module, so that the one definition is the one the tree runs).
 
 The booster grows its ``hist`` trees with the same rule from gradient histograms
 (:mod:`ensemble_ref.trees.second_order_hist`), faster; on quantile bins this module's
-:func:`grow_tree` gives the same trees.
+:func:`grow_tree` gives the same trees. Every grower, the data-parallel one of
+:mod:`ensemble_ref.ensembles.distributed` included, finishes its trees with this module's
+pruning and breadth-first numbering (:func:`_finish_tree`).
 """
 
 from __future__ import annotations
@@ -36,9 +40,10 @@ import numpy as np
 
 from ..math import second_order as formulas
 from .engine import MISSING, Codes, child_key_type, partition, segment_ids
+from .second_order_rules import TreeParams, node_weights, split_gains
 from .second_order_scan import _LevelScan
 
-__all__ = ["SecondOrderTree", "grow_tree"]
+__all__ = ["SecondOrderTree", "TreeParams", "grow_tree"]
 
 TREE_LEAF = -1
 UNDEFINED = -2
@@ -77,6 +82,9 @@ class SecondOrderTree:
     train_leaf : ndarray of int or None
         While the booster fits: the leaf of each training sample when the tree grew on all
         of them (its training predictions without :meth:`apply`); None otherwise.
+    code : ndarray of int or None
+        The code boundary of each split (codes ``<= code`` go left; -1 at leaves): the
+        bin of ``tree_method="hist"``.
     """
 
     children_left: np.ndarray
@@ -92,6 +100,7 @@ class SecondOrderTree:
     n_node_samples: np.ndarray
     depth: np.ndarray
     train_leaf: np.ndarray | None = field(default=None, repr=False)
+    code: np.ndarray | None = field(default=None, repr=False)
 
     @property
     def node_count(self) -> int:
@@ -130,24 +139,25 @@ class SecondOrderTree:
 
 class _Node:
     __slots__ = ("G", "H", "n", "depth", "feature", "threshold", "default_left", "left",
-                 "right", "bracket", "bracket32")
+                 "right", "code", "bracket32")
 
     def __init__(self, G: float, H: float, n: int, depth: int) -> None:
         self.G, self.H, self.n, self.depth = G, H, n, depth
         self.feature, self.threshold, self.default_left = UNDEFINED, -2.0, False
         self.left = self.right = TREE_LEAF
-        self.bracket = self.bracket32 = 0.0  # the split's bracket, exact and as compared
+        self.code = -1  # the split's code boundary
+        self.bracket32 = 0.0  # the split's bracket as compared (float32)
 
-
-@dataclass
-class TreeParams:
-    """What one tree needs of the booster's parameters (validated once per fit)."""
-
-    max_depth: int
-    reg_lambda: float
-    gamma: float
-    min_child_weight: float
-    pre_prune: bool  # hist: split only when Gain >= 0
+    def split(self, nodes: list, feature: int, threshold: float, default_left: bool, code: int,
+              bracket32: float, children: tuple, sizes: tuple) -> list:
+        """Record a split and append the two children (``children``: G_L, H_L, G_R, H_R;
+        ``sizes``: their numbers of rows); their ids."""
+        self.feature, self.threshold, self.default_left = feature, threshold, default_left
+        self.code, self.bracket32 = code, bracket32
+        self.left, self.right = len(nodes), len(nodes) + 1
+        GL, HL, GR, HR = children
+        nodes += [_Node(GL, HL, sizes[0], self.depth + 1), _Node(GR, HR, sizes[1], self.depth + 1)]
+        return [self.left, self.right]
 
 
 def grow_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
@@ -173,7 +183,7 @@ def grow_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
         for node_id, split in zip(level, splits):
             if split is not None:
                 n_left, n_right = sizes[len(new_level):len(new_level) + 2]
-                new_level += _split_node(nodes, node_id, split, int(n_left), int(n_right), features, p)
+                new_level += _split_node(nodes, node_id, split, int(n_left), int(n_right), features)
         if not new_level:
             break
         S = partition(S, key, int(np.sum(sizes)))  # each child's samples stay sorted
@@ -210,29 +220,16 @@ def _child_keys(codes: np.ndarray, S0: np.ndarray, bounds: np.ndarray, splits: l
 
 
 def _split_node(nodes: list, node_id: int, split: tuple, n_left: int, n_right: int,
-                features: np.ndarray, p: TreeParams) -> list:
+                features: np.ndarray) -> list:
     """Record a split and create the two children; their ids."""
-    node = nodes[node_id]
-    f_k, _c_lo, default_left, threshold, bracket32, (GL, HL, GR, HR) = split
-    node.feature, node.threshold = int(features[f_k]), threshold
-    node.default_left = default_left
-    node.bracket = float(formulas._bracket(GL, HL, GR, HR, p.reg_lambda))
-    node.bracket32 = bracket32
-    node.left, node.right = len(nodes), len(nodes) + 1
-    nodes.append(_Node(GL, HL, n_left, node.depth + 1))
-    nodes.append(_Node(GR, HR, n_right, node.depth + 1))
-    return [node.left, node.right]
-
-
-def _node_weight(G: float, H: float, lam: float, mcw: float) -> float:
-    """w* of a node; 0 when H < min_child_weight or H + lambda <= 0 (the library's rule)."""
-    if H < mcw or H <= 0 or H + lam <= 0:
-        return 0.0
-    return float(formulas._leaf_weight(G, H, lam))
+    f_k, c_lo, default_left, threshold, bracket32, children = split
+    return nodes[node_id].split(nodes, int(features[f_k]), threshold, default_left, c_lo,
+                                bracket32, children, (n_left, n_right))
 
 
 def _prune(nodes: list, gamma: float) -> None:
-    """Undo, bottom-up, every split with negative Gain whose children are both leaves."""
+    """Undo, bottom-up, every split with negative Gain whose children are both leaves
+    (xgboost's ``prune`` updater, on the bracket as the library stored it)."""
     # Children have larger ids than their parents, so one backward pass prunes bottom-up.
     for node in reversed(nodes):
         if node.left == TREE_LEAF:
@@ -240,38 +237,48 @@ def _prune(nodes: list, gamma: float) -> None:
         both_leaves = nodes[node.left].left == TREE_LEAF and nodes[node.right].left == TREE_LEAF
         if both_leaves and formulas._gain(node.bracket32, gamma) < 0:
             node.left = node.right = TREE_LEAF
-            node.feature, node.threshold, node.default_left = UNDEFINED, -2.0, False
+            node.feature, node.threshold, node.default_left, node.code = UNDEFINED, -2.0, False, -1
 
 
-def _finish_tree(nodes: list, p: TreeParams, leaf: np.ndarray | None = None) -> SecondOrderTree:
-    """Prune (exact), renumber the surviving nodes breadth-first and pack them into arrays;
-    ``leaf`` (the node of each training sample) is mapped to the surviving leaves."""
-    children = [(nd.left, nd.right) for nd in nodes]
-    if not p.pre_prune:
-        _prune(nodes, p.gamma)
+def _breadth_first(nodes: list) -> tuple[list, dict]:
+    """The nodes reachable from the root, numbered breadth-first (left before right), as
+    the library numbers them: the old ids in the new order, and old id -> new id."""
     keep, new_id = [0], {0: 0}
     for old in keep:
         for child in (nodes[old].left, nodes[old].right):
             if child != TREE_LEAF:
                 new_id[child] = len(keep)
                 keep.append(child)
+    return keep, new_id
+
+
+def _finish_tree(nodes: list, p: TreeParams, leaf: np.ndarray | None = None) -> SecondOrderTree:
+    """Prune (``exact``), renumber the surviving nodes breadth-first and pack them into
+    arrays, with the weights and gains of :mod:`~ensemble_ref.trees.second_order_rules`;
+    ``leaf`` (the node of each training sample) is mapped to the surviving leaves. Every
+    grower (exact, histogram, data-parallel) finishes its trees here."""
+    children = [(nd.left, nd.right) for nd in nodes]
+    if not p.pre_prune:
+        _prune(nodes, p.gamma)
+    keep, new_id = _breadth_first(nodes)
     kept = [nodes[i] for i in keep]
-    weight = np.array([_node_weight(nd.G, nd.H, p.reg_lambda, p.min_child_weight)
-                       for nd in kept])
-    is_split = np.array([nd.left != TREE_LEAF for nd in kept])
-    bracket = np.array([nd.bracket for nd in kept])
+    G, H = np.array([nd.G for nd in kept]), np.array([nd.H for nd in kept])
+    left = np.array([new_id.get(nd.left, TREE_LEAF) for nd in kept], dtype=np.intp)
+    right = np.array([new_id.get(nd.right, TREE_LEAF) for nd in kept], dtype=np.intp)
+    split = left != TREE_LEAF
+    gain = np.zeros(len(kept))
+    gain[split] = split_gains(G[left[split]], H[left[split]], G[right[split]], H[right[split]], p)
+    weight = node_weights(G, H, p)
     return SecondOrderTree(
-        children_left=np.array([new_id.get(nd.left, TREE_LEAF) for nd in kept], dtype=np.intp),
-        children_right=np.array([new_id.get(nd.right, TREE_LEAF) for nd in kept], dtype=np.intp),
+        children_left=left, children_right=right,
         feature=np.array([nd.feature for nd in kept], dtype=np.intp),
         threshold=np.array([nd.threshold for nd in kept], dtype=np.float64),
         default_left=np.array([nd.default_left for nd in kept], dtype=bool),
-        G=np.array([nd.G for nd in kept]), H=np.array([nd.H for nd in kept]),
-        weight=weight, value=weight.copy(),
-        gain=np.where(is_split, formulas._gain(bracket, p.gamma), 0.0),
+        G=G, H=H, weight=weight, value=weight.copy(), gain=gain,
         n_node_samples=np.array([nd.n for nd in kept], dtype=np.intp),
         depth=np.array([nd.depth for nd in kept], dtype=np.intp),
         train_leaf=None if leaf is None else _surviving(children, new_id)[leaf],
+        code=np.array([nd.code for nd in kept], dtype=np.int64),
     )
 
 
