@@ -9,6 +9,7 @@ import pytest
 
 from ensemble_ref import XGBRegressor, split_gain
 from ensemble_ref.ensembles.distributed import build_histogram_tree, dask_map, local_map
+from ensemble_ref.ensembles.xgboost_style import XGBClassifier
 from ensemble_ref.math.histograms import (
     best_split,
     bin_features,
@@ -18,6 +19,10 @@ from ensemble_ref.math.histograms import (
     row_numbers,
     sum_histograms,
 )
+from ensemble_ref.trees.binning import quantile_bins
+
+TREE_ARRAYS = ("children_left", "children_right", "feature", "bin", "threshold", "G", "H",
+               "weight", "value", "gain", "depth", "allreduce_numbers")
 
 
 def _data(n=600, d=4, seed=0):
@@ -160,14 +165,88 @@ def test_tree_from_shards_equals_ensemble_ref_hist_tree(max_depth, lam, gamma):
     np.testing.assert_array_equal(one.threshold, tree.threshold)
 
 
-def test_allreduce_size_is_2dB_per_node():
+def test_allreduce_size_is_2dB_per_node_built():
+    """Workers send the histograms of the root, then of the smaller child of every split:
+    2 d B numbers per node (counts and gradient sums) when every Hessian is 1, 3 d B else."""
     X, y = _data(n=400)
     cuts = quantile_cuts(X, 16)
     codes = bin_features(X, cuts)
     tree = build_histogram_tree(_shards(codes, y.mean() - y, np.ones(400), 2), cuts, max_depth=3)
-    nodes_per_level = np.bincount(tree.depth)[:3]
-    assert tree.allreduce_numbers == list(histogram_numbers(4, 16, nodes_per_level).astype(int))
+    built = np.r_[1, np.bincount(tree.depth)[1:3] // 2]  # one child of every split
+    assert built.tolist() == [1, 1, 2]
+    assert tree.allreduce_numbers == list(histogram_numbers(4, 16, built).astype(int))
+    weighted = build_histogram_tree(_shards(codes, y.mean() - y, np.full(400, 0.5), 2), cuts,
+                                    max_depth=3)
+    built = np.r_[1, np.bincount(weighted.depth)[1:3] // 2]
+    assert weighted.allreduce_numbers == list((1.5 * histogram_numbers(4, 16, built)).astype(int))
     assert row_numbers(1000, 4) == 6000.0
+
+
+# --- the same tree as the booster's, bit for bit ----------------------------------------------
+
+
+@pytest.mark.parametrize("max_depth, lam, gamma, mcw", [(2, 1.0, 0.0, 1.0), (6, 0.0, 0.3, 0.0),
+                                                         (5, 2.0, 0.0, 30.0)])
+def test_one_shard_grows_the_boosters_hist_tree_bit_for_bit(max_depth, lam, gamma, mcw):
+    """One shard in this process runs the booster's grower on the booster's bins: the
+    same numbers, added in the same order."""
+    X, y = _data(n=3000, d=5, seed=11)
+    params = dict(max_depth=max_depth, reg_lambda=lam, gamma=gamma, min_child_weight=mcw)
+    ref = XGBRegressor(n_estimators=1, tree_method="hist", max_bin=64, learning_rate=0.3,
+                       **params).fit(X, y)
+    cuts, codes = quantile_bins(X, 64)
+    g = ref.base_margin_ - y  # the booster's gradients at its base score
+    tree = build_histogram_tree([(codes, g, np.ones_like(y))], cuts, learning_rate=0.3, **params)
+    t = ref.trees_[0]
+    for name in ("children_left", "children_right", "feature", "threshold", "G", "H", "weight",
+                 "value", "gain", "depth"):
+        np.testing.assert_array_equal(getattr(tree, name), getattr(t, name), err_msg=name)
+    assert tree.bin[~tree.is_leaf].tolist() == t.code[~t.is_leaf].tolist()
+    np.testing.assert_array_equal(tree.apply_codes(codes), t.apply(X))
+
+
+def test_shards_with_real_hessians_grow_the_classifiers_tree():
+    """Logistic gradients and Hessians: the same splits as the booster's first tree, the
+    weights to the rounding of sums added in another order."""
+    X, y = _data(n=2000, d=4, seed=12)
+    label = (y > np.median(y)).astype(float)
+    ref = XGBClassifier(n_estimators=1, tree_method="hist", max_bin=32, max_depth=4).fit(X, label)
+    p = 1 / (1 + np.exp(-ref.base_margin_))
+    g, h = np.full_like(label, p) - label, np.full_like(label, p * (1 - p))
+    cuts, codes = quantile_bins(X, 32)
+    tree = build_histogram_tree(_shards(codes, g, h, 3), cuts, max_depth=4, learning_rate=0.3)
+    t = ref.trees_[0]
+    np.testing.assert_array_equal(tree.children_left, t.children_left)
+    np.testing.assert_array_equal(tree.threshold, t.threshold)
+    np.testing.assert_allclose(tree.value, t.value, rtol=1e-12, atol=1e-15)
+
+
+def test_quantile_bins_are_quantile_cuts_and_bin_features():
+    X, _ = _data(n=700, d=3, seed=13)
+    X[:, 2] = np.round(X[:, 2] * 4)  # few distinct values: one bin each
+    cuts, codes = quantile_bins(X, 32)
+    for c, ref in zip(cuts, quantile_cuts(X, 32)):
+        np.testing.assert_array_equal(c, ref)
+    np.testing.assert_array_equal(codes, bin_features(X, cuts))
+    assert codes.dtype == np.uint8 and codes.T.flags.c_contiguous
+
+
+def test_a_worker_that_forgets_replays_the_splits():
+    """A worker keeps its rows between the levels of a tree; one that does not (here: a fresh
+    copy of every shard at every request) replays the splits and sends the same histograms."""
+    X, y = _data(n=900, seed=14)
+    cuts = quantile_cuts(X, 16)
+    shards = _shards(bin_features(X, cuts), np.mean(y) - y, np.ones_like(y), 3)
+
+    def forgetful(function, shards, *args):
+        return [function((codes.copy(), g, h), *args) for codes, g, h in shards]
+
+    kept = build_histogram_tree(shards, cuts, max_depth=4)
+    again = build_histogram_tree(shards, cuts, max_depth=4)  # a new tree on the same shards
+    replayed = build_histogram_tree(shards, cuts, max_depth=4, map_shards=forgetful)
+    for name in TREE_ARRAYS:
+        np.testing.assert_array_equal(getattr(again, name), getattr(kept, name))
+        np.testing.assert_array_equal(getattr(replayed, name), getattr(kept, name))
 
 
 # --- bad input ------------------------------------------------------------------------------
@@ -213,6 +292,5 @@ def test_tree_built_on_dask_workers_equals_the_single_process_tree():
             distributed.Client(cluster) as client:
         futures = client.scatter(shards)
         remote = build_histogram_tree(futures, cuts, max_depth=3, map_shards=dask_map(client))
-    for name in ("children_left", "children_right", "feature", "bin", "threshold", "G", "H",
-                 "value"):
+    for name in TREE_ARRAYS:
         np.testing.assert_array_equal(getattr(remote, name), getattr(local, name))

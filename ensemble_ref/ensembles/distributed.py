@@ -1,40 +1,50 @@
 r"""A data-parallel histogram tree: rows on several machines, histograms summed, one tree.
 
 The rows of the training set are split into *shards*, one per worker. A shard is a
-tuple ``(codes, g, h)``: the bin codes of its rows (:func:`ensemble_ref.math.histograms.bin_features`,
-with cut points shared by all workers) and their gradients and Hessians. The tree is
-grown level by level, as ``ensemble_ref.XGBRegressor`` grows it:
+tuple ``(codes, g, h)``: the bin codes of its rows (:func:`ensemble_ref.math.histograms.bin_features`
+or :func:`ensemble_ref.trees.binning.quantile_bins`, with cut points shared by all
+workers) and their gradients and Hessians. The tree is grown level by level by the
+histogram grower of ``ensemble_ref.XGBRegressor(tree_method="hist")``
+(:func:`ensemble_ref.trees.second_order_hist.grow_levels`), whose rows are here on the
+workers:
 
-1. every worker routes its rows through the tree grown so far and builds the
-   gradient/Hessian histograms of its rows for the nodes of the current level
-   (:func:`shard_histograms`);
+1. the driver sends the splits of the level to every worker, which moves its rows to
+   their children and builds the gradient/Hessian histograms of its rows in the smaller
+   child of every split (the root at first) with the booster's own code
+   (:mod:`ensemble_ref.trees.second_order_rows`; :func:`shard_histograms`);
 2. the histograms are summed over the workers, the *all-reduce*
-   (:func:`ensemble_ref.math.histograms.sum_histograms`);
-3. the best split of every node is found on the sum
-   (:func:`ensemble_ref.math.histograms.best_split`, the book's gain ``eq-xgb-gain``),
-   and is sent back with the next request.
+   (:func:`ensemble_ref.math.histograms.sum_histograms`); the larger children's are
+   their parents' minus the smaller ones';
+3. the best split of every node is chosen on the sums by the one split selector of
+   :mod:`ensemble_ref.trees.second_order_rules` (the book's gain ``eq-xgb-gain``), and
+   is sent with the next request.
 
-Only histograms travel to the driver (``2 d B`` numbers per node) and only the
-splits travel back; no row leaves its worker. How the work reaches the workers is
-the caller's choice: :func:`build_histogram_tree` takes a ``map_shards`` function,
-:func:`local_map` (a plain loop, the single-process version) or
+Only histograms travel to the driver (``2 d B`` numbers per node, three when the
+Hessians are not all 1) and only the splits travel back; no row leaves its worker. How
+the work reaches the workers is the caller's choice: :func:`build_histogram_tree` takes a
+``map_shards`` function, :func:`local_map` (a plain loop, the single-process version) or
 :func:`dask_map` (Dask futures). This module imports no Dask: a client is passed in.
 """
 
 from __future__ import annotations
 
+import uuid
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from ensemble_ref import leaf_weight
-from ensemble_ref.math.histograms import best_split, gradient_histogram, sum_histograms
+from ..core.validation import check_float, check_int
+from ..math.histograms import sum_histograms
+from ..trees.second_order_hist import grow_levels
+from ..trees.second_order_rows import Bins, LevelRows
+from ..trees.second_order_rules import TreeParams
+from ..trees.second_order_tree import _finish_tree
 
 __all__ = ["HistogramTree", "shard_histograms", "build_histogram_tree", "local_map", "dask_map"]
 
 _LEAF = -1
-_MIN_BRACKET = 1e-6  # a node splits when its best bracket (twice the gain + gamma) exceeds this
 
 
 @dataclass
@@ -68,7 +78,14 @@ class HistogramTree:
 
     def apply_codes(self, codes: np.ndarray) -> np.ndarray:
         """Leaf id of each row, from its bin codes."""
-        return _route(codes, self.children_left, self.children_right, self.feature, self.bin)
+        codes = np.asarray(codes)
+        node = np.zeros(codes.shape[0], dtype=np.intp)
+        rows = np.arange(codes.shape[0])
+        for _ in range(int(self.depth.max())):
+            go_left = codes[rows, np.maximum(self.feature[node], 0)] <= self.bin[node]
+            child = np.where(go_left, self.children_left[node], self.children_right[node])
+            node = np.where(self.children_left[node] == _LEAF, node, child)
+        return node
 
     def predict(self, X: Any) -> np.ndarray:
         """What the tree adds to the score of each row of ``X`` (``learning_rate * weight``)."""
@@ -82,44 +99,76 @@ class HistogramTree:
         return self.value[node]
 
 
-def _route(codes: np.ndarray, left: np.ndarray, right: np.ndarray, feature: np.ndarray,
-           bins: np.ndarray) -> np.ndarray:
-    """Node reached by each row when the tree's splits are followed until a leaf."""
-    n = codes.shape[0]
-    node = np.zeros(n, dtype=np.intp)
-    rows = np.arange(n)
-    while True:
-        split = left[node] != _LEAF
-        if not split.any():
-            return node
-        go_left = codes[rows, np.maximum(feature[node], 0)] <= bins[node]
-        node = np.where(split, np.where(go_left, left[node], right[node]), node)
+# --- the workers' side ---------------------------------------------------------------------
+
+_SHARDS: dict = {}  # id(codes) -> [codes (weak), Bins, tree token, LevelRows]: a worker's state
 
 
-def shard_histograms(shard: tuple, left: np.ndarray, right: np.ndarray, feature: np.ndarray,
-                     bins: np.ndarray, level: np.ndarray, n_bins: int) -> np.ndarray:
-    """One worker's part of a level: the histograms of its rows for the nodes of ``level``.
+def _bins(codes: Any, n_bins: int) -> Bins:
+    """The shard's codes in the grower's layout (made once per shard and kept while it lives)."""
+    entry = _SHARDS.get(id(codes))
+    if entry is not None and entry[0]() is codes:
+        return entry[1]
+    array = np.asarray(codes)
+    if array.ndim != 2 or array.dtype.kind not in "iu":
+        raise TypeError(f"a shard's codes must be a 2-D integer array, got {array.dtype} "
+                        f"of shape {array.shape}.")
+    if array.size and (array.min() < 0 or array.max() >= n_bins):
+        raise ValueError(f"a shard's codes must lie in 0, ..., {n_bins - 1} (one bin per cut "
+                         f"point and one more), got [{array.min()}, {array.max()}].")
+    bins = Bins(array.T, n_bins)
+    if isinstance(codes, np.ndarray):
+        _SHARDS[id(codes)] = [weakref.ref(codes), bins, None, None]
+        weakref.finalize(codes, _SHARDS.pop, id(codes), None)
+    return bins
+
+
+def _shard_rows(shard: tuple, token: str, steps: list, n_bins: int) -> LevelRows:
+    """The shard's rows moved through the splits ``steps`` of the tree ``token``.
+
+    A worker keeps the rows of the last level it was asked for; any other request (a new
+    tree, a shard it did not see) starts from the root and replays the splits, the same
+    computation, so the histograms never depend on what a worker remembers.
+    """
+    codes, g, h = shard
+    bins = _bins(codes, n_bins)
+    entry = _SHARDS.get(id(codes))
+    rows = entry[3] if entry is not None and entry[2] == token else None
+    if rows is None or rows.g is not g or rows.depth > len(steps):
+        rows = LevelRows(bins, g, h, np.arange(bins.n), np.arange(bins.bins.shape[0]))
+    for s in steps[rows.depth:]:
+        rows.advance(s)
+    if entry is not None:
+        entry[2], entry[3] = token, rows
+    return rows
+
+
+def shard_histograms(shard: tuple, token: str, steps: list, n_bins: int) -> tuple:
+    """One worker's part of a level: the histograms of its rows in the nodes wanted.
 
     Parameters
     ----------
     shard : tuple (codes, g, h)
         The worker's rows: bin codes of shape (n_k, d), gradients and Hessians.
-    left, right, feature, bins : arrays over the nodes grown so far
-        The tree so far (``left[i] == -1`` for a node not split, yet or ever).
-    level : int array
-        Ids of the nodes whose histograms are wanted.
+    token : str
+        The tree being grown.
+    steps : list of LevelSplits
+        The splits of every level grown so far
+        (:class:`~ensemble_ref.trees.second_order_rows.LevelSplits`).
     n_bins : int
-        Width of the histograms.
+        Width of the histograms (bins per feature).
 
     Returns
     -------
-    ndarray of shape (len(level), d, n_bins, 2)
+    tuple (totals, C, G, H)
+        ``totals``: the shard's ``(G, H, n, unit)`` at the root (None below it); then the
+        histograms of shape (nodes, d, n_bins) of the root, or of the smaller child of
+        every split of the last level: counts, gradient sums and Hessian sums (None when
+        every Hessian is 1: the counts are then the Hessian sums).
     """
-    codes, g, h = shard
-    node = _route(codes, left, right, feature, bins)
-    position = np.full(left.size, -1, dtype=np.intp)
-    position[level] = np.arange(len(level))
-    return gradient_histogram(codes, g, h, n_bins, nodes=position[node], n_nodes=len(level))
+    rows = _shard_rows(shard, token, steps, n_bins)
+    C, G, H = rows.histograms(steps[-1].c_lo.size if steps else 1)
+    return (None if steps else rows.totals()), C, G, (None if H is C else H)
 
 
 def local_map(function: Callable, shards: Sequence, *args: Any) -> list:
@@ -137,6 +186,61 @@ def dask_map(client: Any) -> Callable:
         futures = [client.submit(function, shard, *args, pure=False) for shard in shards]
         return client.gather(futures)
     return map_shards
+
+
+# --- the driver's side ---------------------------------------------------------------------
+
+
+class _Shards:
+    """The rows of the tree, on the workers: what the histogram grower asks of its rows."""
+
+    def __init__(self, shards: Sequence, map_shards: Callable, n_bins: int) -> None:
+        self.shards, self.map, self.n_bins = shards, map_shards, n_bins
+        self.token, self.steps, self.buffers, self.numbers = uuid.uuid4().hex, [], {}, []
+
+    def _allreduce(self) -> tuple[list, list]:
+        """Every worker's part of the level, and the histograms summed over the workers."""
+        parts = self.map(shard_histograms, self.shards, self.token, self.steps, self.n_bins)
+        C = sum_histograms([part[1] for part in parts]).astype(np.int64)  # counts: exact
+        G = sum_histograms([part[2] for part in parts])
+        unit = all(part[3] is None for part in parts)
+        H = C if unit else sum_histograms([part[1] if part[3] is None else part[3]
+                                           for part in parts])
+        self.numbers.append(sum(a.size for a in parts[0][1:] if a is not None))
+        return [part[0] for part in parts], [C, G, H]
+
+    def start(self) -> tuple:
+        totals, hist = self._allreduce()
+        G, H = 0.0, 0.0
+        for t in totals:
+            G, H = G + t[0], H + t[1]
+        return (G, H, sum(t[2] for t in totals), all(t[3] for t in totals)), hist
+
+    def split(self, s: Any, n_small: int, level: np.ndarray) -> list | None:
+        self.steps.append(s)
+        return self._allreduce()[1] if n_small else None
+
+    def finish(self, level: np.ndarray) -> None:
+        pass
+
+
+class _Cuts:
+    """Thresholds from the cut points shared by the shards (bins ``<= b`` go left:
+    ``x < cuts[f][b]``); shards have no missing values."""
+
+    any_missing = False
+
+    def __init__(self, cuts: Sequence[np.ndarray]) -> None:
+        if not isinstance(cuts, (list, tuple)) or not cuts:
+            raise TypeError(f"cuts must be a non-empty list of arrays, got {type(cuts).__name__}.")
+        self.cuts = [np.asarray(c, dtype=np.float64) for c in cuts]
+        self.need_forward = np.zeros(len(cuts), dtype=bool)
+
+    def threshold(self, f: int, c_lo: int, c_other: int) -> float:
+        return float(self.cuts[f][c_lo])
+
+    def missing_threshold(self, f: int, c: int, present_left: bool) -> float:
+        return np.inf if present_left else -np.inf
 
 
 def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_depth: int = 3,
@@ -161,100 +265,26 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
     Returns
     -------
     HistogramTree
-        Grown level by level: a node splits on the best candidate of its summed
-        histogram when the bracket of ``eq-xgb-gain`` exceeds ``1e-6`` (and both
-        children have Hessian sums ``>= min_child_weight``); then, from the bottom up,
-        a split whose two children are leaves is removed while its Gain is negative;
-        leaf weights are :func:`~ensemble_ref.math.second_order.leaf_weight` (0 when ``H < min_child_weight``).
-        These are the rules of ``ensemble_ref.XGBRegressor``.
+        The tree of ``ensemble_ref.XGBRegressor(tree_method="hist")`` on these bins, grown
+        by its grower: a node splits on the best candidate of its summed histograms when
+        the bracket of ``eq-xgb-gain`` exceeds ``1e-6``, both children have Hessian sums
+        ``>= min_child_weight`` and its ``Gain`` is not negative; leaf weights are
+        :func:`~ensemble_ref.math.second_order.leaf_weight` (0 when ``H < min_child_weight``).
+        ``allreduce_numbers`` holds the numbers each worker sent, level by level.
     """
-    if map_shards is None:
-        map_shards = local_map
-    if not isinstance(max_depth, (int, np.integer)) or isinstance(max_depth, bool):
-        raise TypeError(f"max_depth must be an int, got {type(max_depth).__name__}.")
-    if max_depth < 1:
-        raise ValueError(f"max_depth must be >= 1, got {max_depth}.")
-    n_bins = 1 + max(len(c) for c in cuts)
-    nodes = _grow(shards, n_bins, max_depth, reg_lambda, gamma, min_child_weight, map_shards)
-    _prune(nodes, gamma)
-    return _assemble(nodes, cuts, reg_lambda, gamma, min_child_weight, learning_rate)
-
-
-class _Nodes:
-    """The node arrays of a growing tree, as lists (children are created in pairs, level by level)."""
-
-    def __init__(self) -> None:
-        self.left, self.right, self.feature, self.bins = [_LEAF], [_LEAF], [-2], [-1]
-        self.G, self.H, self.bracket, self.depth = [0.0], [0.0], [0.0], [0]
-        self.numbers: list[int] = []
-
-    def add_leaf(self, G: float, H: float, depth: int) -> int:
-        self.left.append(_LEAF), self.right.append(_LEAF), self.feature.append(-2), self.bins.append(-1)
-        self.G.append(G), self.H.append(H), self.bracket.append(0.0), self.depth.append(depth)
-        return len(self.left) - 1
-
-
-def _grow(shards: Sequence, n_bins: int, max_depth: int, reg_lambda: float, gamma: float,
-          min_child_weight: float, map_shards: Callable) -> _Nodes:
-    """Split level by level on the best candidate of each node's summed histogram."""
-    t = _Nodes()
-    level = [0]
-    for d in range(max_depth):
-        hists = map_shards(shard_histograms, shards, np.array(t.left), np.array(t.right),
-                           np.array(t.feature), np.array(t.bins), np.array(level), n_bins)
-        total = sum_histograms(list(hists))          # the all-reduce
-        t.numbers.append(int(total.size))
-        if d == 0:
-            t.G[0], t.H[0] = float(total[0, 0, :, 0].sum()), float(total[0, 0, :, 1].sum())
-        new_level = []
-        for k, node in enumerate(level):
-            split = best_split(total[k], reg_lambda, gamma, min_child_weight)
-            if split is None or not 2 * (split.gain + gamma) > _MIN_BRACKET:
-                continue
-            t.left[node], t.right[node] = len(t.left), len(t.left) + 1
-            t.feature[node], t.bins[node] = split.feature, split.bin
-            t.bracket[node] = 2 * (split.gain + gamma)
-            for Gc, Hc in ((split.G_L, split.H_L), (split.G_R, split.H_R)):
-                new_level.append(t.add_leaf(Gc, Hc, d + 1))
-        if not new_level:
-            break
-        level = new_level
-    return t
-
-
-def _prune(t: _Nodes, gamma: float) -> None:
-    """Remove, from the bottom up, splits of two leaves whose Gain is negative."""
-    left, right = t.left, t.right
-    for i in reversed(range(len(left))):  # children have larger ids than their parents
-        if left[i] == _LEAF:
-            continue
-        if left[left[i]] == _LEAF and left[right[i]] == _LEAF and 0.5 * t.bracket[i] - gamma < 0:
-            left[i] = right[i] = _LEAF
-            t.feature[i], t.bins[i] = -2, -1
-
-
-def _assemble(t: _Nodes, cuts: Sequence[np.ndarray], reg_lambda: float, gamma: float,
-              min_child_weight: float, learning_rate: float) -> HistogramTree:
-    """The surviving nodes, renumbered breadth-first, with their thresholds and leaf weights."""
-    left, right = t.left, t.right
-    keep, new_id = [0], {0: 0}
-    for old in keep:
-        for child in (left[old], right[old]):
-            if child != _LEAF:
-                new_id[child] = len(keep)
-                keep.append(child)
-    G_, H_ = np.array([t.G[i] for i in keep]), np.array([t.H[i] for i in keep])
-    ok = (H_ >= min_child_weight) & (H_ > 0) & (H_ + reg_lambda > 0)
-    weight = np.where(ok, leaf_weight(np.where(ok, G_, 0.0), np.where(ok, H_, 1.0), reg_lambda),
-                      0.0)
-    feat = np.array([t.feature[i] for i in keep], dtype=np.intp)
-    b = np.array([t.bins[i] for i in keep], dtype=np.intp)
-    threshold = np.array([float(cuts[f][c]) if f >= 0 else -2.0 for f, c in zip(feat, b)])
-    is_split = feat >= 0
+    p = TreeParams(max_depth=check_int(max_depth, "max_depth", low=1),
+                   reg_lambda=check_float(reg_lambda, "reg_lambda", low=0.0),
+                   gamma=check_float(gamma, "gamma", low=0.0),
+                   min_child_weight=check_float(min_child_weight, "min_child_weight", low=0.0),
+                   pre_prune=True)
+    eta = check_float(learning_rate, "learning_rate", low=0.0, low_open=True)
+    coding = _Cuts(cuts)
+    source = _Shards(shards, local_map if map_shards is None else map_shards,
+                     1 + max(c.size for c in coding.cuts))
+    tree = _finish_tree(grow_levels(source, coding, np.arange(len(coding.cuts)), p), p)
     return HistogramTree(
-        children_left=np.array([new_id.get(left[i], _LEAF) for i in keep], dtype=np.intp),
-        children_right=np.array([new_id.get(right[i], _LEAF) for i in keep], dtype=np.intp),
-        feature=feat, bin=b, threshold=threshold, G=G_, H=H_, weight=weight,
-        value=learning_rate * weight,
-        gain=np.where(is_split, 0.5 * np.array([t.bracket[i] for i in keep]) - gamma, 0.0),
-        depth=np.array([t.depth[i] for i in keep], dtype=np.intp), allreduce_numbers=t.numbers)
+        children_left=tree.children_left, children_right=tree.children_right,
+        feature=tree.feature, bin=np.where(tree.is_leaf, -1, tree.code).astype(np.intp),
+        threshold=tree.threshold, G=tree.G, H=tree.H, weight=tree.weight,
+        value=eta * tree.weight, gain=tree.gain, depth=tree.depth,
+        allreduce_numbers=source.numbers)

@@ -1,7 +1,7 @@
 r"""The rows' side of the histogram grower: the bins, the node of every row, the histograms.
 
-The histogram grower (:mod:`ensemble_ref.trees.second_order_level`) chooses the splits
-from histograms; the rows stay where they are, in the booster's process or on the
+The histogram grower (:func:`ensemble_ref.trees.second_order_hist.grow_levels`) chooses
+the splits from histograms; the rows stay where they are, in the booster's process or on the
 workers of the data-parallel tree (:mod:`ensemble_ref.ensembles.distributed`). Whoever
 holds rows holds a :class:`LevelRows`: at every level it receives the level's splits
 (:class:`LevelSplits`), moves its rows to their children and returns the histograms of
