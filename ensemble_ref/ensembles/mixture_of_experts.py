@@ -30,7 +30,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..core.base import BaseEstimator, RegressorMixin
-from ..core.validation import check_array, check_float, check_int, check_random_state, check_X_y
+from ..core.validation import (
+    check_array,
+    check_float,
+    check_int,
+    check_integers,
+    check_random_state,
+    check_X_y,
+)
 from ..math import mixture
 from ..math.mixture import (
     linear_gaussian_log_density,
@@ -59,6 +66,15 @@ class RoutedPrediction(NamedTuple):
 
 def _design(X: np.ndarray) -> np.ndarray:
     return np.hstack([np.ones((X.shape[0], 1)), X])
+
+
+def _feature_scale(X: np.ndarray) -> np.ndarray:
+    """Per feature, the power of two that brings ``max |x|`` into ``[1/2, 1)`` when it lies outside
+    ``[2^-20, 2^20]`` (1 otherwise): least squares and the gate's Newton steps then see features
+    of ordinary size, and the slopes are scaled back exactly."""
+    top = np.max(np.abs(X), axis=0)
+    ordinary = (top == 0) | ((top >= 2.0**-20) & (top <= 2.0**20))
+    return np.ldexp(1.0, np.where(ordinary, 0, -np.frexp(top)[1]))
 
 
 def _gate_value(X1: np.ndarray, V: np.ndarray, R: np.ndarray) -> tuple[float, np.ndarray]:
@@ -163,8 +179,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
         n, d = X.shape
         E = check_int(self.n_experts, "n_experts", low=1)
-        if E > n:
-            raise ValueError(f"n_experts={E} exceeds the number of samples (n_samples = {n}).")
+        check_integers(E, "n_experts", high=n, message=f"be at most the number of samples (n_samples = {n})")
         max_iter = check_int(self.max_iter, "max_iter", low=1)
         tol = check_float(self.tol, "tol", low=0.0)
         gate_steps = check_int(self.gate_steps, "gate_steps", low=1)
@@ -172,6 +187,8 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
         min_variance = check_float(self.min_variance, "min_variance", low=0.0, low_open=True)
         rng = check_random_state(self.random_state)
         floor = min_variance * (float(np.var(y)) if np.var(y) > 0 else 1.0)
+        scale = _feature_scale(X)
+        X = X * scale  # features of extreme magnitude brought near 1, exactly (powers of two)
         X1 = _design(X)
         best = None
         for _ in range(n_init):
@@ -179,6 +196,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
             if best is None or fit[3][-1] > best[3][-1]:
                 best = fit
         V, W, s2, curve, converged = best
+        V[:, 1:], W[:, 1:] = V[:, 1:] * scale, W[:, 1:] * scale  # slopes of the features as given
         self.gate_coef_, self.expert_coef_, self.expert_variance_ = V, W, s2
         self.log_likelihoods_ = np.array(curve)
         self.log_likelihood_ = float(curve[-1])
