@@ -70,6 +70,7 @@ from ..core.base import BaseEstimator, ClassifierMixin
 from ..core.base import accepts_sample_weight as _accepts_sample_weight
 from ..core.validation import (
     check_array,
+    check_bool,
     check_float,
     check_int,
     check_labels,
@@ -191,8 +192,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         classes, y_enc = check_labels(y)
         T = check_int(self.n_estimators, "n_estimators", low=1)
         nu = check_float(self.learning_rate, "learning_rate", low=0.0, low_open=True)
-        if not isinstance(self.record_weights, (bool, np.bool_)):
-            raise TypeError(f"record_weights must be a bool, got {self.record_weights!r}.")
+        check_bool(self.record_weights, "record_weights")
         rng = check_random_state(self.random_state)
         prototype = self._validate_estimator()
         D = check_sample_weight(sample_weight, X.shape[0])

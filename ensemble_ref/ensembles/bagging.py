@@ -46,6 +46,7 @@ from ..core.base import clone as _clone
 from ..core.members import member_proba, parallel_map
 from ..core.validation import (
     check_array,
+    check_bool,
     check_estimator,
     check_int,
     check_labels,
@@ -141,10 +142,8 @@ class _BaseBagging(BaseEstimator):
     def _fit_ensemble(self, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
                       classes: np.ndarray | None) -> None:
         B = check_int(self.n_estimators, "n_estimators", low=1)
-        if not isinstance(self.bootstrap, (bool, np.bool_)):
-            raise TypeError(f"bootstrap must be True or False, got {self.bootstrap!r}.")
-        if not isinstance(self.oob_score, (bool, np.bool_)):
-            raise TypeError(f"oob_score must be True or False, got {self.oob_score!r}.")
+        check_bool(self.bootstrap, "bootstrap")
+        check_bool(self.oob_score, "oob_score")
         n_jobs = check_n_jobs(self.n_jobs)
         N = X.shape[0]
         n_draws = self._n_draws(N)

@@ -75,6 +75,7 @@ import numpy as np
 from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ..core.validation import (
     check_array,
+    check_choice,
     check_class_weights,
     check_float,
     check_int,
@@ -98,8 +99,7 @@ class _BaseGradientBoosting(BaseEstimator):
     _losses: tuple = ()
 
     def _validate_params(self) -> None:
-        if self.loss not in self._losses:
-            raise ValueError(f"loss must be one of {list(self._losses)}, got {self.loss!r}.")
+        check_choice(self.loss, "loss", self._losses)
         check_int(self.n_estimators, "n_estimators", low=1)
         check_float(self.learning_rate, "learning_rate", low=0.0, low_open=True)
         check_int(self.max_depth, "max_depth", low=1)

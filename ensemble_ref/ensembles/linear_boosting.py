@@ -13,7 +13,14 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..core.base import BaseEstimator, RegressorMixin
-from ..core.validation import check_array, check_float, check_int, check_scale, check_X_y
+from ..core.validation import (
+    check_array,
+    check_bool,
+    check_float,
+    check_int,
+    check_scale,
+    check_X_y,
+)
 from ..math.losses import get_loss
 
 __all__ = ["LinearBoostingRegressor"]
@@ -92,8 +99,7 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
         residual_gradient = get_loss("squared_error").unchecked("gradient")
         M = check_int(self.n_estimators, "n_estimators", low=1)
         nu = check_float(self.learning_rate, "learning_rate", low=0.0, high=1.0, low_open=True)
-        if not isinstance(self.componentwise, (bool, np.bool_)):
-            raise TypeError(f"componentwise must be a bool, got {self.componentwise!r}.")
+        check_bool(self.componentwise, "componentwise")
         self.n_features_in_ = X.shape[1]
         self.init_ = float(y.mean())  # f_0 = mean of y
         F = np.full(y.shape, self.init_)

@@ -35,6 +35,7 @@ from ..core.base import clone as _clone
 from ..core.members import member_proba
 from ..core.validation import (
     check_array,
+    check_bool,
     check_estimator,
     check_float,
     check_int,
@@ -42,6 +43,7 @@ from ..core.validation import (
     check_random_state,
     check_sample_weight,
     check_scale,
+    check_shape,
     check_X_y,
 )
 from ..math import softmax_objective as softmax
@@ -84,9 +86,7 @@ def stratified_kfold_indices(n_samples: int, n_splits: int = 5, random_state: An
     rng = check_random_state(random_state)
     order = rng.permutation(N)  # a random order of the points
     if y is not None:
-        y = np.asarray(y)
-        if y.shape != (N,):
-            raise ValueError(f"y must have shape ({N},), got {y.shape}.")
+        y = check_shape(np.asarray(y), "y", (N,))
         order = order[np.argsort(y[order], kind="stable")]  # classes contiguous, shuffled within
     fold = np.empty(N, dtype=np.intp)
     fold[order] = np.arange(N) % K  # deal the points to the folds like cards
@@ -114,8 +114,7 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "LeastSquaresRegressor":
         """Solve the (weighted) least-squares problem; returns ``self``."""
-        if not isinstance(self.fit_intercept, (bool, np.bool_)):
-            raise TypeError(f"fit_intercept must be a bool, got {self.fit_intercept!r}.")
+        check_bool(self.fit_intercept, "fit_intercept")
         Z, y = check_X_y(X, y, y_numeric=True, estimator=self)
         check_scale(Z, "X")  # least squares forms X^T X
         w = check_sample_weight(sample_weight, Z.shape[0], scale_free=True)

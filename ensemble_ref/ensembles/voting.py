@@ -24,7 +24,14 @@ from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ..core.base import accepts_sample_weight as _accepts_sample_weight
 from ..core.base import clone as _clone
 from ..core.members import member_proba
-from ..core.validation import check_array, check_estimator, check_labels, check_sample_weight, check_X_y
+from ..core.validation import (
+    check_array,
+    check_choice,
+    check_estimator,
+    check_labels,
+    check_sample_weight,
+    check_X_y,
+)
 
 __all__ = ["VotingClassifier", "VotingRegressor"]
 
@@ -169,8 +176,7 @@ class VotingClassifier(ClassifierMixin, _NamedEstimators):
         -------
         self
         """
-        if self.voting not in ("hard", "soft"):
-            raise ValueError(f"voting must be 'hard' or 'soft', got {self.voting!r}.")
+        check_choice(self.voting, "voting", ("hard", "soft"))
         X, y = check_X_y(X, y, estimator=self)
         self.classes_, y_encoded = check_labels(y)
         if sample_weight is not None:
