@@ -60,8 +60,8 @@ def check_integers(value: Any, name: str, low: int | None = None, high: int | No
 def check_values(arr: np.ndarray, name: str, allowed: tuple) -> np.ndarray:
     """``arr`` unchanged if every entry is one of ``allowed`` (labels in {0, 1} or {-1, +1})."""
     if not np.isin(arr, allowed).all():
-        raise ValueError(f"{name} must contain only the values {', '.join(map(repr, allowed))}, "
-                         f"got {np.setdiff1d(arr, allowed)[:5].tolist()} among others.")
+        raise ValueError(f"{name} must contain only the values {', '.join(map(repr, allowed))}; it also "
+                         f"holds {np.setdiff1d(arr, allowed)[:5].tolist()}.")
     return arr
 
 
@@ -111,7 +111,7 @@ def check_permutation(value: Any, name: str, n: int) -> np.ndarray:
 
 def check_increasing(value: Any, name: str, at_least: int = 1) -> np.ndarray:
     """A 1-D float array of at least ``at_least`` strictly increasing finite values."""
-    arr = np.asarray(value, dtype=np.float64)
+    arr = check_dtype(value, name, "biuf", "real numbers").astype(np.float64)
     if arr.ndim != 1 or arr.size < at_least or not np.all(np.isfinite(arr)) or np.any(np.diff(arr) <= 0):
         raise ValueError(f"{name} must hold at least {at_least} strictly increasing finite "
                          f"values, got {value!r}.")
@@ -136,8 +136,8 @@ def check_sequence(value: Any, name: str, what: str = "arrays", *, length: int |
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{name} must be a list of {what}, got {type(value).__name__}.")
     if len(value) == 0 or (length is not None and len(value) != length):
-        expected = "at least one" if length is None else f"exactly {length}"
-        raise ValueError(f"{name} must hold {expected} of the {what}, got {len(value)}.")
+        expected = "at least one item" if length is None else f"exactly {length} items"
+        raise ValueError(f"{name} must hold {expected} ({what}), got {len(value)}.")
     return list(value)
 
 
