@@ -77,7 +77,8 @@ def _softmax(log_joint):
 
 
 def _log_softmax(log_joint):
-    """The logarithm of :func:`_softmax` (log-probabilities), without its underflow to -inf."""
+    """The logarithm of :func:`_softmax`, computed directly: a probability that underflows to 0
+    keeps a finite logarithm (the losses: cross-entropy, the gate's objective)."""
     return log_joint - logsumexp(log_joint, axis=1, keepdims=True)
 
 
