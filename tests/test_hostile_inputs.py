@@ -564,21 +564,6 @@ good("ensembles.distributed.build_histogram_tree-two-shards",
 # xfails strictly: when the module validates its arguments the case passes, and must then
 # leave this list). What each does instead is in the comment.
 KNOWN_GAPS: dict[str, str] = {
-    **{f"trees.readable.grow_tree-{c}": "trees/readable.py: grow_tree validates none of its arguments"
-       for c in ("X-nan",  # NaN: a tree is grown, NaN never goes left
-                 "X-inf", "min_samples_leaf-0",  # RecursionError; RuntimeWarning (mean of empty slice)
-                 "X-1d", "X-None", "X-empty", "X-strings",  # unpacking, RuntimeWarning, numpy's messages
-                 "y-length", "y-2d", "y-nan",  # IndexError; a tree of y's first column; NaN leaves
-                 "y-labels-not-integers", "y-labels-negative", "y-labels-strings",  # numpy's casting errors
-                 "criterion", "max_depth-string",  # KeyError; comparison of int and str
-                 "max_depth-negative", "n_classes-too-few")},  # accepted: a leaf; a tree with K - 1 classes
-    **{f"trees.readable_second_order.grow_second_order_tree-{c}":
-       "trees/readable_second_order.py: grow_second_order_tree validates only lam and gamma"
-       for c in ("X-inf",  # accepted: inf is a value (the booster rejects it)
-                 "X-1d", "X-None",  # IndexError; iteration over a 0-d array
-                 "X-empty", "g-length", "h-negative", "max_depth-negative",  # accepted silently
-                 "min_child_weight-negative", "h-length",  # accepted; IndexError
-                 "g-nan")},  # ValueError naming G (a node's sum), not g
     **{f"ensembles.distributed.build_histogram_tree-{c}":
        "ensembles/distributed.py: build_histogram_tree checks the codes and the parameters, not "
        "the list of shards, the cuts or g and h"

@@ -33,6 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..core.growers import check_tree_data
 from ..math import impurity as formulas
 
 __all__ = ["Node", "gini", "entropy", "misclassification", "squared_error", "node_impurity",
@@ -129,9 +130,10 @@ def best_split(X, y, criterion: str, n_classes: int = 0, min_samples_leaf: int =
 def grow_tree(X, y, criterion: str = "squared_error", max_depth: int | None = None,
               min_samples_leaf: int = 1, n_classes: int | None = None, depth: int = 0) -> Node:
     """Grow a tree greedily (the book's algorithm alg-tree-grow), recursively from ``depth``."""
-    X, y = np.asarray(X, dtype=float), np.asarray(y)
-    if criterion != "squared_error" and n_classes is None:
-        n_classes = int(y.max()) + 1
+    if depth == 0:  # the root checks the arguments once, for the whole recursion
+        X, y, n_classes = check_tree_data(X, y, criterion=criterion, max_depth=max_depth,
+                                          min_samples_leaf=min_samples_leaf, n_classes=n_classes,
+                                          criteria=("squared_error", *IMPURITIES))
     if criterion == "squared_error":
         value = np.mean(y)
     else:

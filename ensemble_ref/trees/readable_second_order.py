@@ -28,6 +28,7 @@ from typing import Iterator, NamedTuple
 
 import numpy as np
 
+from ..core.growers import check_gradient_data
 from ..math import second_order as formulas
 from .engine import MIN_BRACKET
 
@@ -210,7 +211,8 @@ def grow_second_order_tree(g, h, X, lam: float = 1.0, gamma: float = 0.0, max_de
     gamma) is negative. This is xgboost's pruning from the bottom up: a split with a
     negative Gain survives when a split below it is worth keeping.
     """
-    g, h, X = np.asarray(g, dtype=float), np.asarray(h, dtype=float), np.asarray(X, dtype=float)
+    g, h, X = check_gradient_data(g, h, X, lam=lam, gamma=gamma, max_depth=max_depth,
+                                  min_child_weight=min_child_weight)
     # xgboost tries the missing values on the right for a feature with missing values and
     # two distinct present values in the training data (not in the node)
     present = [x[~np.isnan(x)] for x in X.T]
