@@ -23,7 +23,7 @@ from .engine import Scratch
 
 __all__ = ["Bins", "LevelSplits", "LevelRows", "node_histograms"]
 
-_BLOCK = 2**14  # values per call of bincount: a few features at a time when nodes are small
+_FEW = 2**17  # values: up to this many, one bincount for all the features (few calls)
 
 
 def _smallest_unsigned(n_values: int) -> type:
@@ -88,45 +88,56 @@ def node_histograms(bins: Bins, rows: np.ndarray, slot: np.ndarray | None, n_slo
     Returns
     -------
     list of three ndarray of shape (n_slots, n_features, W)
-        Counts (int64), gradient sums and Hessian sums (the counts themselves when ``unit``).
-        One ``bincount`` (``histograms._bin_sums``) per statistic and block of features:
-        one feature at a time for many rows, several for few.
+        Counts, gradient sums and Hessian sums (the counts themselves when ``unit``), each
+        the ``bincount`` of ``histograms._bin_sums``: of every value at once when there are
+        few (the cost is the number of calls), one feature at a time when there are many
+        (the cost is the memory).
     """
-    W, k, m, n = bins.W, features.size, n_slots, rows.size
-    everything, new = n == bins.n, bins.scratch
-    root = everything and m == 1 and k == bins.bins.shape[0]  # counts: the same for every tree
+    k, n = features.size, rows.size
+    everything = n == bins.n
+    root = everything and n_slots == 1 and k == bins.bins.shape[0]  # its counts: every tree's
     count = not (root and bins.root_counts is not None)
-    w = [g, h][:2 - unit] if everything else [x.take(rows) for x in [g, h][:2 - unit]]
-    step = max(1, min(k, _BLOCK // max(n, 1)))
-    flat, picked = new("flat", (step, n), np.intp), new("picked", (step, n), bins.bins.dtype)
-    base = None if slot is None or m == 1 else slot * W  # flat index (feature, node, bin)
-    sums: list[list] = [[] for _ in range(len(w) + count)]  # G, (H), (C) of every block
-    for a in range(0, k, step):
-        nb = min(step, k - a)
-        codes, f = bins.columns(features[a:a + nb]), flat[:nb]
-        if not everything:
-            np.take(codes[0] if nb == 1 else codes, rows, axis=-1,
-                    out=picked[0] if nb == 1 else picked[:nb])
-            codes = picked[:nb]
-        np.copyto(f, codes) if base is None else np.add(codes, base, out=f)
-        if nb > 1:
-            f += (np.arange(nb) * (m * W))[:, None]
-        for out, x in zip(sums, w + [None] * count):
-            out.append(histograms._bin_sums(f.ravel(), _tiled(x, nb, new), nb * m * W))
-    hist = [np.concatenate(x).reshape(k, m, W).transpose(1, 0, 2).copy() for x in sums]
+    weights = [g, h][:2 - unit] if everything else [x.take(rows) for x in [g, h][:2 - unit]]
+    stats = weights + [None] * count  # G, (H), (counts)
+    grow = _few_values if n * k <= _FEW else _many_values
+    hist = grow(bins, None if everything else rows, slot, n_slots, features, stats)
     C = hist.pop() if count else bins.root_counts.copy()
     if root and count:
         bins.root_counts = C.copy()
     return [C, hist[0], C if unit else hist[1]]
 
 
-def _tiled(x: np.ndarray | None, nb: int, new: Scratch) -> np.ndarray | None:
-    """``x`` repeated ``nb`` times (the weights of a block of ``nb`` features; None: counts)."""
-    if nb == 1 or x is None:
-        return x
-    out = new("tiled", (nb, x.size), x.dtype)
-    out[...] = x
-    return out.ravel()
+def _few_values(bins: Bins, rows: np.ndarray | None, slot: np.ndarray | None, m: int,
+                features: np.ndarray, stats: list) -> list:
+    """The histograms from one flat index ``(node, feature, bin)`` of every value, row by row."""
+    W, k = bins.W, features.size
+    codes = bins.columns(features)
+    codes = codes if rows is None else codes.take(rows, axis=1)
+    flat = np.add(codes.T, np.arange(k) * W, out=bins.scratch("few", codes.shape[::-1], np.intp))
+    if slot is not None and m > 1:
+        flat += (slot * (k * W))[:, None]
+    flat = flat.ravel()
+    return [histograms._bin_sums(flat, None if x is None else x.repeat(k), m * k * W)
+            .reshape(m, k, W) for x in stats]
+
+
+def _many_values(bins: Bins, rows: np.ndarray | None, slot: np.ndarray | None, m: int,
+                 features: np.ndarray, stats: list) -> list:
+    """The histograms one feature at a time, from a flat index ``(node, bin)`` of its values."""
+    W, n = bins.W, bins.n if rows is None else rows.size
+    flat = bins.scratch("flat", (n,), np.intp)
+    picked = bins.scratch("picked", (n,), bins.bins.dtype)
+    base = None if slot is None or m == 1 else slot * W
+    out: list = []
+    for j, f in enumerate(features.tolist()):
+        codes = bins.bins[f] if rows is None else np.take(bins.bins[f], rows, out=picked)
+        np.copyto(flat, codes) if base is None else np.add(codes, base, out=flat)
+        sums = [histograms._bin_sums(flat, x, m * W).reshape(m, W) for x in stats]
+        if j == 0:  # in the sums' own types (counts: integers)
+            out = [np.empty((m, features.size, W), dtype=x.dtype) for x in sums]
+        for o, x in zip(out, sums):
+            o[:, j] = x
+    return out
 
 
 @dataclass
