@@ -6,8 +6,9 @@ Run from the repository root::
     python benchmarks/report.py --before benchmarks/results_before.json
 
 The tables replace whatever stands between the markers ``<!-- BEGIN benchmark-table -->``
-/ ``<!-- END benchmark-table -->`` and ``<!-- BEGIN scaling-table -->`` /
-``<!-- END scaling-table -->`` in ``benchmarks/README.md`` and in the top-level
+/ ``<!-- END benchmark-table -->``, ``<!-- BEGIN scaling-table -->`` /
+``<!-- END scaling-table -->`` and ``<!-- BEGIN scale-table -->`` / ``<!-- END scale-table -->``
+(``benchmarks/scale.py``'s run) in ``benchmarks/README.md`` and in the top-level
 ``README.md`` (where they exist); nothing else in the files is touched.
 """
 
@@ -20,7 +21,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-MARKERS = ("benchmark-table", "scaling-table")
+MARKERS = ("benchmark-table", "scaling-table", "scale-table")
 
 
 def _load(s: list) -> str:
@@ -77,6 +78,26 @@ def scaling_table(res: dict) -> str:
         f"{sorted({r['n'] for r in sc['rows']})}, median of {sc['repeats']} fits per point.\n"
 
 
+def scale_table(res: dict) -> str:
+    """Markdown table of benchmarks/scale.py's run (minima and medians of CPU times)."""
+    sc = res.get("scale")
+    if not sc:
+        return "(no run of benchmarks/scale.py in this file)\n"
+    t = sc["times"]
+    lines = ["| measured | min CPU [s] | median CPU [s] | min wall [s] |", "|---|---:|---:|---:|"]
+    lines += [f"| {name} | {v['cpu_min']:.3f} | {v['cpu_median']:.3f} | {v['wall_min']:.3f} |"
+              for name, v in t.items()]
+    lines += ["", "| ours / reference | ratio of minima (CPU) | (wall) | ratio of medians (CPU) | "
+              "target | met |", "|---|---:|---:|---:|---:|:---:|"]
+    lines += [f"| {c['ours']} / {c['reference']} | {c['ratio_cpu_min']:.2f} | "
+              f"{c['ratio_wall_min']:.2f} | {c['ratio_cpu_median']:.2f} | <= {c['target']:g} | "
+              f"{'yes' if c['meets_target'] else '**no**'} |" for c in sc["comparisons"]]
+    return "\n".join(lines) + (
+        f"\n\n{sc['n']:,} x {sc['d']} features, max_bin {sc['max_bin']}, depth {sc['max_depth']}; "
+        f"{sc['repeats']} alternating repeats of {sc['started']}; `uptime` before: "
+        f"`{sc['uptime_before']}`, after: `{sc['uptime_after']}`.\n")
+
+
 def plot(res: dict, path: Path) -> None:
     """Log-log fit time against n, one panel per model, with the fitted slopes."""
     import matplotlib
@@ -119,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     res = json.loads(Path(args.results).read_text())
     before = json.loads(Path(args.before).read_text()) if args.before else None
-    bodies = dict(zip(MARKERS, (case_table(res, before), scaling_table(res))))
+    bodies = dict(zip(MARKERS, (case_table(res, before), scaling_table(res), scale_table(res))))
     for readme in map(Path, args.readme):
         if not readme.exists():
             continue

@@ -7,6 +7,7 @@ Run from the repository root with the project's environment::
     python benchmarks/run.py --only forest    # the cases whose name contains "forest"
     python benchmarks/run.py --no-scaling     # the table only
     python benchmarks/report.py               # README tables and scaling.png from the JSON
+    python benchmarks/scale.py                # one hist tree on 2,000,000 rows (its own script)
 
 Every case is fitted alternately with ``ensemble_ref`` and with the reference library
 (the side that starts alternates too), ``--repeats`` times after one warm-up fit per
@@ -233,10 +234,13 @@ def main(argv: list[str] | None = None) -> dict:
             result["cases"].append(row)
             print(f"{row['name']:62s} {row['ours_cpu_median']:9.3f} {row['theirs_cpu_median']:9.3f} "
                   f"{row['ratio_cpu']:6.2f} {row['target']:6.1f}", flush=True)
+    previous = json.loads(out.read_text()) if out.is_file() else {}
     if not args.no_scaling:
         result["scaling"] = run_scaling(sizes, args.scaling_repeats or (1 if args.quick else 3))
-    elif out.is_file() and "scaling" in (previous := json.loads(out.read_text())):
+    elif "scaling" in previous:
         result["scaling"] = previous["scaling"]  # the last full run's study is kept
+    if "scale" in previous:
+        result["scale"] = previous["scale"]  # benchmarks/scale.py's results are its own
     result["load_after"] = list(os.getloadavg())
     out.write_text(json.dumps(result, indent=1) + "\n")
     print(f"wrote {out}")
