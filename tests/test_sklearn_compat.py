@@ -156,3 +156,31 @@ def test_absolute_error_boosting_differs_where_sklearn_splits_a_pure_node():
     pure_split = [j for j in split_nodes if np.unique(residual[path[:, j]]).size == 1]
     assert pure_split, "scikit-learn split no node of equal pseudo-residuals at the first difference"
     assert leaves_of.size == len(ys)
+
+
+# Parameters an estimator may take by position, as scikit-learn's own do (the members of
+# a meta-estimator, their number, the number of components); every other one is keyword-only.
+POSITIONAL_OK = ("estimator", "estimators", "final_estimator", "n_estimators", "n_experts")
+
+
+def keyword_problems(cls) -> list[str]:
+    import inspect
+
+    params = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    positional = [p.name for p in params if p.kind is p.POSITIONAL_OR_KEYWORD]
+    leading = 0
+    while leading < len(positional) and positional[leading] in POSITIONAL_OK:
+        leading += 1
+    return [f"{cls.__name__}({name}) can be passed by position" for name in positional[leading:]]
+
+
+def test_constructor_parameters_are_keyword_only():
+    from package_inventory import estimator_classes  # tests/ is on pytest's path
+
+    problems = [p for cls in estimator_classes().values() for p in keyword_problems(cls)]
+    assert not problems, "\n".join(problems)
+
+    class Old:
+        def __init__(self, n_estimators=10, max_depth=3):
+            pass
+    assert keyword_problems(Old) == ["Old(max_depth) can be passed by position"]

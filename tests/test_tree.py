@@ -114,7 +114,7 @@ def test_classifier_with_real_valued_weights_matches_sklearn(criterion):
         X, y, labels, _, _ = make_data(seed)
         w = np.random.default_rng(seed).uniform(0.2, 3.0, size=len(y))
         for depth in DEPTHS:
-            ours = DecisionTreeClassifier(criterion, max_depth=depth).fit(X, labels, w)
+            ours = DecisionTreeClassifier(criterion=criterion, max_depth=depth).fit(X, labels, w)
             ref = sktree.DecisionTreeClassifier(criterion=criterion, max_depth=depth,
                                                 random_state=0).fit(X, labels, sample_weight=w)
             # class proportions are ratios of weight sums accumulated in a different order

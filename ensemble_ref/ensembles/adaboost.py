@@ -149,7 +149,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     exact factor relating it to scikit-learn's ``decision_function``.
     """
 
-    def __init__(self, estimator: Any = None, n_estimators: int = 50,
+    def __init__(self, estimator: Any = None, *, n_estimators: int = 50,
                  learning_rate: float = 1.0, random_state: Any = None,
                  record_weights: bool = False) -> None:
         self.estimator = estimator

@@ -250,7 +250,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
     """
 
     def __init__(self, estimator: Any = None, n_estimators: int = 10,
-                 max_samples: int | float = 1.0, bootstrap: bool = True, oob_score: bool = False,
+                 *, max_samples: int | float = 1.0, bootstrap: bool = True, oob_score: bool = False,
                  random_state: Any = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators
@@ -357,7 +357,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
     """
 
     def __init__(self, estimator: Any = None, n_estimators: int = 10,
-                 max_samples: int | float = 1.0, bootstrap: bool = True, oob_score: bool = False,
+                 *, max_samples: int | float = 1.0, bootstrap: bool = True, oob_score: bool = False,
                  random_state: Any = None, n_jobs: int | None = None) -> None:
         self.estimator = estimator
         self.n_estimators = n_estimators

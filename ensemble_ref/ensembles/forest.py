@@ -67,7 +67,7 @@ class RandomForestClassifier(BaggingClassifier):
     their number of draws, which is what scikit-learn does.
     """
 
-    def __init__(self, n_estimators: int = 100, max_features: Any = "sqrt",
+    def __init__(self, n_estimators: int = 100, *, max_features: Any = "sqrt",
                  max_depth: int | None = None, min_samples_leaf: int | float = 1,
                  bootstrap: bool = True, oob_score: bool = False, random_state: Any = None,
                  n_jobs: int | None = None) -> None:
@@ -124,7 +124,7 @@ class RandomForestRegressor(BaggingRegressor):
     ``predict`` averages the trees' predictions (equation ``eq-bagging-average``).
     """
 
-    def __init__(self, n_estimators: int = 100, max_features: Any = 1.0,
+    def __init__(self, n_estimators: int = 100, *, max_features: Any = 1.0,
                  max_depth: int | None = None, min_samples_leaf: int | float = 1,
                  bootstrap: bool = True, oob_score: bool = False, random_state: Any = None,
                  n_jobs: int | None = None) -> None:

@@ -211,7 +211,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
 
     _losses = ("squared_error", "absolute_error")
 
-    def __init__(self, loss: str = "squared_error", n_estimators: int = 100,
+    def __init__(self, *, loss: str = "squared_error", n_estimators: int = 100,
                  learning_rate: float = 0.1, max_depth: int = 3, min_samples_leaf: int = 1,
                  subsample: float = 1.0, random_state: Any = None) -> None:
         self.loss = loss
@@ -275,7 +275,7 @@ class GradientBoostingClassifier(ClassifierMixin, _BaseGradientBoosting):
 
     _losses = ("log_loss",)
 
-    def __init__(self, loss: str = "log_loss", n_estimators: int = 100,
+    def __init__(self, *, loss: str = "log_loss", n_estimators: int = 100,
                  learning_rate: float = 0.1, max_depth: int = 3, min_samples_leaf: int = 1,
                  subsample: float = 1.0, random_state: Any = None) -> None:
         self.loss = loss

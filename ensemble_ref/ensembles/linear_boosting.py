@@ -59,7 +59,7 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.1,
+    def __init__(self, *, n_estimators: int = 100, learning_rate: float = 0.1,
                  componentwise: bool = False) -> None:
         self.n_estimators = n_estimators
         self.learning_rate = learning_rate

@@ -162,7 +162,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
     n_features_in_ : int
     """
 
-    def __init__(self, n_experts: int = 2, max_iter: int = 200, tol: float = 1e-8,
+    def __init__(self, n_experts: int = 2, *, max_iter: int = 200, tol: float = 1e-8,
                  gate_steps: int = 5, n_init: int = 1, min_variance: float = 1e-6,
                  random_state: Any = None) -> None:
         self.n_experts = n_experts

@@ -109,7 +109,7 @@ class LeastSquaresRegressor(RegressorMixin, BaseEstimator):
     intercept_ : float
     """
 
-    def __init__(self, fit_intercept: bool = False) -> None:
+    def __init__(self, *, fit_intercept: bool = False) -> None:
         self.fit_intercept = fit_intercept
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "LeastSquaresRegressor":
@@ -158,7 +158,7 @@ class SoftmaxRegression(ClassifierMixin, BaseEstimator):
     with :math:`p(z) = \\mathrm{softmax}(b + Bz)`, by L-BFGS with the exact gradient.
     """
 
-    def __init__(self, lam: float = 1e-3) -> None:
+    def __init__(self, *, lam: float = 1e-3) -> None:
         self.lam = lam
 
     def fit(self, X: Any, y: Any, sample_weight: Any = None) -> "SoftmaxRegression":
@@ -286,7 +286,7 @@ class StackingClassifier(ClassifierMixin, _BaseStacking):
     labels encoded as ``0..n_classes-1``.
     """
 
-    def __init__(self, estimators: list, final_estimator: Any = None, cv: int = 5,
+    def __init__(self, estimators: list, final_estimator: Any = None, *, cv: int = 5,
                  random_state: Any = None) -> None:
         self.estimators = estimators
         self.final_estimator = final_estimator
@@ -348,7 +348,7 @@ class StackingRegressor(RegressorMixin, _BaseStacking):
     meta-features are out of fold (proposition ``prop-stacking-leak``).
     """
 
-    def __init__(self, estimators: list, final_estimator: Any = None, cv: int = 5,
+    def __init__(self, estimators: list, final_estimator: Any = None, *, cv: int = 5,
                  random_state: Any = None) -> None:
         self.estimators = estimators
         self.final_estimator = final_estimator

@@ -157,7 +157,7 @@ class VotingClassifier(ClassifierMixin, _NamedEstimators):
     lowest label (the first of ``classes_``).
     """
 
-    def __init__(self, estimators: list, voting: str = "hard", weights: Any = None) -> None:
+    def __init__(self, estimators: list, *, voting: str = "hard", weights: Any = None) -> None:
         self.estimators = estimators
         self.voting = voting
         self.weights = weights
@@ -240,7 +240,7 @@ class VotingRegressor(RegressorMixin, _NamedEstimators):
     counterpart of ``eq-soft-vote``.
     """
 
-    def __init__(self, estimators: list, weights: Any = None) -> None:
+    def __init__(self, estimators: list, *, weights: Any = None) -> None:
         self.estimators = estimators
         self.weights = weights
 

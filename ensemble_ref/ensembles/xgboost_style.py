@@ -154,7 +154,7 @@ class _SecondOrderBooster(BaseEstimator):
 
     _loss_name = ""  # set by the subclasses
 
-    def __init__(self, n_estimators: int = 100, learning_rate: float = 0.3, max_depth: int = 6,
+    def __init__(self, *, n_estimators: int = 100, learning_rate: float = 0.3, max_depth: int = 6,
                  reg_lambda: float = 1.0, gamma: float = 0.0, min_child_weight: float = 1.0,
                  subsample: float = 1.0, colsample_bytree: float = 1.0,
                  base_score: float | None = None, tree_method: str = "exact",

@@ -297,7 +297,7 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
     3.5
     """
 
-    def __init__(self, max_depth: int | None = None, min_samples_split: int | float = 2,
+    def __init__(self, *, max_depth: int | None = None, min_samples_split: int | float = 2,
                  min_samples_leaf: int | float = 1, max_features: Any = None,
                  random_state: Any = None) -> None:
         self.max_depth = max_depth
@@ -384,7 +384,7 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     matches scikit-learn's ``DecisionTreeClassifier``.
     """
 
-    def __init__(self, criterion: str = "gini", max_depth: int | None = None,
+    def __init__(self, *, criterion: str = "gini", max_depth: int | None = None,
                  min_samples_split: int | float = 2, min_samples_leaf: int | float = 1,
                  max_features: Any = None, random_state: Any = None) -> None:
         self.criterion = criterion
