@@ -210,6 +210,7 @@ class _Shards:
         return [part[0] for part in parts], [C, G, H]
 
     def start(self) -> tuple:
+        """The root's ``(G, H, n, unit)``, summed over the workers, and its histograms."""
         totals, hist = self._allreduce()
         G, H = 0.0, 0.0
         for t in totals:
@@ -217,11 +218,13 @@ class _Shards:
         return (G, H, sum(t[2] for t in totals), all(t[3] for t in totals)), hist
 
     def split(self, s: Any, n_small: int, level: np.ndarray) -> list | None:
+        """Send the level's splits with the next request; the smaller children's histograms
+        (no request at the last level: the workers need not move their rows)."""
         self.steps.append(s)
         return self._allreduce()[1] if n_small else None
 
     def finish(self, level: np.ndarray) -> None:
-        pass
+        """Nothing: the leaves of the workers' rows are not needed."""
 
 
 class _Cuts:
@@ -237,9 +240,11 @@ class _Cuts:
         self.need_forward = np.zeros(len(cuts), dtype=bool)
 
     def threshold(self, f: int, c_lo: int, c_other: int) -> float:
+        """The threshold sending bins ``<= c_lo`` left: the cut point above them."""
         return float(self.cuts[f][c_lo])
 
     def missing_threshold(self, f: int, c: int, present_left: bool) -> float:
+        """Present against missing values (binned codes): every present value on one side."""
         return np.inf if present_left else -np.inf
 
 

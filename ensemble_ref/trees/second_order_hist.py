@@ -177,15 +177,32 @@ class _HistScan:
 
 @np.errstate(divide="ignore", invalid="ignore")  # H + lambda = 0: masked out
 def grow_levels(source: Any, coding: Any, features: np.ndarray, p: TreeParams) -> list:
-    """Grow a tree level by level from the histograms of rows held by ``source``; its nodes.
+    r"""Grow a tree level by level from the histograms of the rows held by ``source``.
 
-    ``source`` holds the rows: ``start()`` gives the root's ``(G, H, n, unit)`` and
-    histograms, ``split(splits, n_small, level)`` moves the rows to the children of the
-    level's :class:`~ensemble_ref.trees.second_order_rows.LevelSplits` and gives the
-    histograms of the ``n_small`` smaller children (none when 0), ``finish(level)`` is
-    told the last level, and ``buffers`` is a dict for the level histograms. ``coding``
-    gives the thresholds (``threshold``, ``missing_threshold``) and ``need_forward``,
-    ``any_missing`` (:class:`~ensemble_ref.trees.engine.Codes`).
+    Parameters
+    ----------
+    source : object
+        Whoever holds the rows: ``start()`` gives the root's ``(G, H, n, unit)`` and its
+        histograms (``eq-scale-histogram``); ``split(splits, n_small, level)`` moves the
+        rows to the children of the level's
+        :class:`~ensemble_ref.trees.second_order_rows.LevelSplits` and gives the histograms
+        of the ``n_small`` smaller children (nothing when 0); ``finish(level)`` is told the
+        node ids of the last level; ``buffers`` is a dict for the level histograms.
+    coding : object
+        The thresholds of the codes (``threshold``, ``missing_threshold``) and the flags
+        ``need_forward`` (per feature) and ``any_missing``, as in
+        :class:`~ensemble_ref.trees.engine.Codes`.
+    features : ndarray of int
+        The features the tree may split on (rows of the histograms).
+    p : TreeParams
+
+    Returns
+    -------
+    list of _Node
+        The nodes, numbered breadth-first, for :func:`~ensemble_ref.trees.second_order_tree._finish_tree`:
+        every split is the best candidate of ``eq-xgb-gain`` chosen by
+        :func:`~ensemble_ref.trees.second_order_rules.select`; the larger child's histograms
+        are its parent's minus the smaller child's.
     """
     (G, H, n, unit), hist = source.start()
     nodes = [_Node(G, H, n, 0)]
@@ -270,20 +287,24 @@ def _record(nodes: list, level: np.ndarray, stats: tuple, best: dict, n_left: np
 
 
 class _LocalRows:
-    """The booster's rows, all in this process; they record the leaf of every row."""
+    """The booster's rows, all in this process (the ``source`` of :func:`grow_levels`);
+    they record the leaf of every row in ``leaves``."""
 
     def __init__(self, rows: LevelRows, leaves: np.ndarray | None) -> None:
         self.rows, self.leaves, self.buffers = rows, leaves, rows.bins.buffers
 
     def start(self) -> tuple:
+        """The root's ``(G, H, n, unit)`` and histograms."""
         return self.rows.totals(), self.rows.histograms(1)
 
     def split(self, s: LevelSplits, n_small: int, level: np.ndarray) -> list | None:
+        """Move the rows to their children; the smaller children's histograms."""
         if n_small or self.leaves is not None:
             self.rows.advance(s, self.leaves, level)
         return self.rows.histograms(n_small) if n_small else None
 
     def finish(self, level: np.ndarray) -> None:
+        """Record the leaf of every row still in the last level."""
         if self.leaves is not None:
             self.rows.finish(self.leaves, level)
 

@@ -89,8 +89,9 @@ def admissible(H_L: np.ndarray, H_R: np.ndarray, p: TreeParams, unit: bool = Fal
     return ok if lam > 0 else ok & (H_L + lam > 0) & (H_R + lam > 0)
 
 
-def candidate_brackets(G_L, H_L, G_R, H_R, parent32, p: TreeParams, ok=None, unit: bool = False,
-                       out: np.ndarray | None = None) -> np.ndarray:
+def candidate_brackets(G_L: np.ndarray, H_L: np.ndarray, G_R: np.ndarray, H_R: np.ndarray,
+                       parent32: np.ndarray, p: TreeParams, ok: np.ndarray | None = None,
+                       unit: bool = False, out: np.ndarray | None = None) -> np.ndarray:
     r"""The bracket of ``eq-xgb-gain`` of every candidate, :math:`-\infty` where it is not one.
 
     Parameters
