@@ -564,13 +564,6 @@ good("ensembles.distributed.build_histogram_tree-two-shards",
 # xfails strictly: when the module validates its arguments the case passes, and must then
 # leave this list). What each does instead is in the comment.
 KNOWN_GAPS: dict[str, str] = {
-    **{f"ensembles.distributed.build_histogram_tree-{c}":
-       "ensembles/distributed.py: build_histogram_tree checks the codes and the parameters, not "
-       "the list of shards, the cuts or g and h"
-       for c in ("shards-empty",  # ValueError naming histograms
-                 "shards-not-a-list", "shard-not-a-triple",  # iteration and unpacking errors
-                 "cuts-too-few", "h-negative",  # accepted silently
-                 "g-length", "g-nan")},  # numpy's bincount message; ValueError naming G
 }
 
 

@@ -67,3 +67,38 @@ def check_gradient_data(g: Any, h: Any, X: Any, *, lam: Any, gamma: Any, max_dep
     check_int(max_depth, "max_depth", low=0)
     check_float(min_child_weight, "min_child_weight", low=0.0)
     return g, h, X
+
+
+def check_shards(shards: Any) -> list:
+    """The data-parallel tree's shards as a non-empty list (their contents are checked where they live)."""
+    if not isinstance(shards, (list, tuple)):
+        raise TypeError(f"shards must be a list of shards (codes, g, h) or of handles to them, "
+                        f"got {type(shards).__name__}.")
+    if not shards:
+        raise ValueError("shards is empty: the tree needs at least one shard (codes, g, h).")
+    return list(shards)
+
+
+def check_shard(shard: Any, n_rows_of: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+    """One shard ``(codes, g, h)``: ``g`` finite and ``h`` finite and non-negative, one entry
+    per row of ``codes`` (``n_rows_of(codes)`` rows; the codes are checked by the grower)."""
+    if not isinstance(shard, (list, tuple)) or len(shard) != 3:
+        size = f" of length {len(shard)}" if hasattr(shard, "__len__") else ""
+        raise ValueError(f"shards: each shard must be a triple (codes, g, h), got {type(shard).__name__}{size}.")
+    codes, g, h = shard
+    check_reals(g, "g", ndim=1)
+    check_reals(h, "h", low=0.0, ndim=1)
+    # the arrays themselves, not copies: a worker recognises its shard's rows by them
+    g, h = np.asarray(g, dtype=np.float64), np.asarray(h, dtype=np.float64)
+    n = n_rows_of(codes)
+    for name, v in (("g", g), ("h", h)):
+        if v.shape[0] != n:
+            raise ValueError(f"{name} must have one entry per row of the shard's codes ({n}); got {v.shape[0]}.")
+    return codes, g, h
+
+
+def check_cuts_match(n_cuts: int, n_features: int) -> None:
+    """One array of cut points per feature of the shards' codes."""
+    if n_cuts != n_features:
+        raise ValueError(f"cuts must hold one array of cut points per feature: {n_cuts} arrays "
+                         f"for codes with {n_features} features.")

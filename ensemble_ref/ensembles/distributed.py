@@ -35,6 +35,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from ..core.growers import check_cuts_match, check_shard, check_shards
 from ..core.validation import check_float, check_int
 from ..math.histograms import sum_histograms
 from ..trees.second_order_hist import grow_levels
@@ -130,7 +131,7 @@ def _shard_rows(shard: tuple, token: str, steps: list, n_bins: int) -> LevelRows
     tree, a shard it did not see) starts from the root and replays the splits, the same
     computation, so the histograms never depend on what a worker remembers.
     """
-    codes, g, h = shard
+    codes, g, h = check_shard(shard, lambda c: _bins(c, n_bins).n)
     bins = _bins(codes, n_bins)
     entry = _SHARDS.get(id(codes))
     rows = entry[3] if entry is not None and entry[2] == token else None
@@ -194,8 +195,9 @@ def dask_map(client: Any) -> Callable:
 class _Shards:
     """The rows of the tree, on the workers: what the histogram grower asks of its rows."""
 
-    def __init__(self, shards: Sequence, map_shards: Callable, n_bins: int) -> None:
-        self.shards, self.map, self.n_bins = shards, map_shards, n_bins
+    def __init__(self, shards: Sequence, map_shards: Callable, n_bins: int, n_features: int) -> None:
+        self.shards, self.map, self.n_bins = check_shards(shards), map_shards, n_bins
+        self.n_features = n_features
         self.token, self.steps, self.buffers, self.numbers = uuid.uuid4().hex, [], {}, []
 
     def _allreduce(self) -> tuple[list, list]:
@@ -212,6 +214,7 @@ class _Shards:
     def start(self) -> tuple:
         """The root's ``(G, H, n, unit)``, summed over the workers, and its histograms."""
         totals, hist = self._allreduce()
+        check_cuts_match(self.n_features, hist[0].shape[1])  # (nodes, features, bins)
         G, H = 0.0, 0.0
         for t in totals:
             G, H = G + t[0], H + t[1]
@@ -285,7 +288,7 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
     eta = check_float(learning_rate, "learning_rate", low=0.0, low_open=True)
     coding = _Cuts(cuts)
     source = _Shards(shards, local_map if map_shards is None else map_shards,
-                     1 + max(c.size for c in coding.cuts))
+                     1 + max(c.size for c in coding.cuts), len(coding.cuts))
     tree = _finish_tree(grow_levels(source, coding, np.arange(len(coding.cuts)), p), p)
     return HistogramTree(
         children_left=tree.children_left, children_right=tree.children_right,
