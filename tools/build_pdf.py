@@ -17,7 +17,9 @@ Two steps, the way QuantEcon's lectures make their PDF:
 
 The build fails when LaTeX stops, when a glyph is missing from the fonts
 ("Missing character") or when a reference is left undefined. A summary (pages,
-seconds, warnings) is written to ``_build/pdf/summary.json``.
+seconds, warnings, and the boxes LaTeX reports as overfull: a line wider than the
+text, a page taller than the text block) is written to ``_build/pdf/summary.json``;
+``tests/test_pdf.py`` reads it.
 """
 
 from __future__ import annotations
@@ -37,6 +39,23 @@ ROOT = Path(__file__).resolve().parents[1]
 LATEX = ROOT / "_build" / "latex"
 OUT = ROOT / "_build" / "pdf"
 NAME = "ensembles-verified"
+# "Overfull \hbox (12.3pt too wide) in paragraph at lines 100--102", "in alignment at ...",
+# "detected at line 7"; "Overfull \vbox (3.2pt too high) has occurred while \output is active"
+OVERFULL = re.compile(r"Overfull \\([hv])box \(([\d.]+)pt too (?:wide|high)\) (?:[^\n]*?at lines? "
+                      r"(\d+)|has occurred while \\output is active)")
+
+
+def overfull_boxes(log: str, keep: int = 20) -> dict:
+    """The overfull boxes of an unwrapped LaTeX log: how many lines (``hbox``: wider than
+    the text or than a table's column) and pages (``vbox``: taller than the text block)
+    LaTeX reports, and the ``keep`` largest of each as [size in pt, line of the .tex]
+    (line 0 when LaTeX names none, as for a page)."""
+    found: dict[str, list[list]] = {"hbox": [], "vbox": []}
+    for kind, size, line in OVERFULL.findall(log):
+        found[f"{kind}box"].append([float(size), int(line or 0)])
+    return {"hbox": len(found["hbox"]), "vbox": len(found["vbox"]),
+            "widest_hbox": sorted(found["hbox"], key=lambda box: -box[0])[:keep],
+            "tallest_vbox": sorted(found["vbox"], key=lambda box: -box[0])[:keep]}
 
 
 def build(timeout: int = 1800) -> dict:
@@ -80,7 +99,8 @@ def build(timeout: int = 1800) -> dict:
                "pages": int(pages[-1]) if pages else 0,
                "seconds": round(time.perf_counter() - start, 1),
                "sphinx_seconds": round(sphinx_seconds, 1),
-               "missing_glyphs": missing, "undefined_references": undefined}
+               "missing_glyphs": missing, "undefined_references": undefined,
+               "overfull": overfull_boxes(log)}
     (OUT / "summary.json").write_text(json.dumps(summary, indent=1))
     return summary
 
