@@ -19,10 +19,16 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tools.chapters import ROOT, chapter_notebooks
 
 HTML = ROOT / "_build" / "html"
+
+# Property tests draw their examples from a fixed sequence: a test run is repeatable, and a
+# failure found once is found again (no example database between runs).
+settings.register_profile("repeatable", derandomize=True, database=None, deadline=None)
+settings.load_profile("repeatable")
 
 
 def pytest_configure(config):

@@ -5,7 +5,7 @@ offending parameter and the values it accepts, so that a student's mistake is
 reported where it is made instead of surfacing later as a NaN.
 
 This module is the one entry point: the checks of scalars (:mod:`.scalars`) and of
-array shapes, integer codes and orders (:mod:`.arrays`) are re-exported here. The
+array shapes, integer codes and orders (:mod:`ensemble_ref.core.arrays`) are re-exported here. The
 modules of ``math/`` import their checks from here and define none of their own
 (``tests/test_layers.py``); a new kind of check is added here, general and named
 after what it accepts.

@@ -77,7 +77,7 @@ def _softmax(log_joint):
 
 
 def _log_softmax(log_joint):
-    """The logarithm of :func:`_softmax`, computed directly: a probability that underflows to 0
+    """The logarithm of ``_softmax()``, computed directly: a probability that underflows to 0
     keeps a finite logarithm (the losses: cross-entropy, the gate's objective)."""
     return log_joint - logsumexp(log_joint, axis=1, keepdims=True)
 
@@ -93,7 +93,7 @@ def _gate_array(gate: Any, name: str = "gate") -> np.ndarray:
 def softmax(S: Any) -> np.ndarray:
     r"""Row-wise softmax :math:`\exp(s_{ie}) / \sum_f \exp(s_{if})` of scores ``S`` (n, E).
 
-    Computed in log space (:func:`_softmax`), so large scores do not overflow.
+    Computed in log space (``_softmax()``), so large scores do not overflow.
     """
     return _softmax(check_reals(S, "S", ndim=2))
 

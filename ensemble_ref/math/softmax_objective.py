@@ -36,7 +36,7 @@ __all__ = ["softmax", "softmax_loss", "softmax_gradient", "softmax_hessian", "le
 
 def _softmax(F):
     """Row-wise probabilities of the scores ``F`` (n, K): the package's softmax
-    (:func:`ensemble_ref.math.mixture._softmax`)."""
+    (``_softmax()``)."""
     return mixture._softmax(F)
 
 

@@ -158,7 +158,7 @@ def best_second_order_split(g: np.ndarray, h: np.ndarray, X: np.ndarray, lam: fl
     SecondOrderSplit or None
         The first of the best candidates (the lowest feature, then the order of
         :func:`candidate_splits`), their Gains rounded as xgboost rounds them
-        (:func:`_as_compared`); None when its Gain before gamma is at most ``5e-7``
+        (``_as_compared()``); None when its Gain before gamma is at most ``5e-7``
         (xgboost's ``1e-6`` on its bracket, twice the Gain). Gamma acts later, by pruning.
     """
     G, H = g.sum(), h.sum()

@@ -199,7 +199,7 @@ def grow_levels(source: Any, coding: Any, features: np.ndarray, p: TreeParams) -
     Returns
     -------
     list of _Node
-        The nodes, numbered breadth-first, for :func:`~ensemble_ref.trees.second_order_tree._finish_tree`:
+        The nodes, numbered breadth-first, for ``_finish_tree()``:
         every split is the best candidate of ``eq-xgb-gain`` chosen by
         :func:`~ensemble_ref.trees.second_order_rules.select`; the larger child's histograms
         are its parent's minus the smaller child's.

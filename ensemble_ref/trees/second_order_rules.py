@@ -15,15 +15,15 @@ each a named constant or function with the reason it is there:
 * **float32 storage**: the library keeps every gain in single precision, so two
   candidates whose brackets differ by less than float32 resolution tie (:func:`round32`,
   :func:`parent_terms`);
-* **scan order** (:data:`RIGHT`, :data:`RIGHT_MISSING`, :data:`LEFT`, :data:`LEFT_MISSING`):
+* **scan order** (``RIGHT``, ``RIGHT_MISSING``, ``LEFT``, ``LEFT_MISSING``):
   for a feature with missing values, missing values right scanning upwards, then left
   scanning downwards; "present against missing" splits in the same order;
 * **tie-breaking**: a later candidate replaces an earlier one only if strictly better
   (the first in scan order wins), a higher feature only if strictly better (:func:`select`);
 * **the Hessian floor and** ``min_child_weight``: Hessians are floored at
-  :data:`HESSIAN_FLOOR`; a child lighter than ``min_child_weight`` is not created, and a
+  ``HESSIAN_FLOOR``; a child lighter than ``min_child_weight`` is not created, and a
   node lighter than it has weight 0 (:func:`admissible`, :func:`node_weights`);
-* :data:`MIN_BRACKET`: a split needs a bracket above the library's ``kRtEps``; ``hist``
+* ``MIN_BRACKET``: a split needs a bracket above the library's ``kRtEps``; ``hist``
   also needs ``Gain >= 0`` (pre-pruning), ``exact`` prunes after growth.
 """
 
@@ -66,7 +66,7 @@ def round32(a: np.ndarray) -> np.ndarray:
 
 
 def floor_hessian(h: np.ndarray) -> np.ndarray:
-    """The Hessians with the library's floor :data:`HESSIAN_FLOOR`."""
+    """The Hessians with the library's floor ``HESSIAN_FLOOR``."""
     return np.maximum(h, HESSIAN_FLOOR)
 
 
@@ -135,13 +135,13 @@ def select(best: np.ndarray, p: TreeParams) -> tuple[np.ndarray, ...]:
     ----------
     best : ndarray of shape (4, n_features, n_nodes)
         ``best[kind, k, s]``: the best bracket rounded to float32 among the candidates of
-        that kind (:data:`RIGHT`, ...) of feature ``k`` in node ``s`` (:math:`-\infty`: none).
+        that kind (``RIGHT``, ...) of feature ``k`` in node ``s`` (:math:`-\infty`: none).
     p : TreeParams
 
     Returns
     -------
     split : ndarray of bool
-        The nodes that split: bracket above :data:`MIN_BRACKET` and, when ``p.pre_prune``
+        The nodes that split: bracket above ``MIN_BRACKET`` and, when ``p.pre_prune``
         (``hist``), ``Gain >= 0`` (eq-xgb-gain: the library's ``loss_chg >= min_split_loss``).
     k, kind : ndarray of int
         The chosen feature (the lowest among the best) and kind (the first in scan order).

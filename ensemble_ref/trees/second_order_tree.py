@@ -29,7 +29,7 @@ The booster grows its ``hist`` trees with the same rule from gradient histograms
 (:mod:`ensemble_ref.trees.second_order_hist`), faster; on quantile bins this module's
 :func:`grow_tree` gives the same trees. Every grower, the data-parallel one of
 :mod:`ensemble_ref.ensembles.distributed` included, finishes its trees with this module's
-pruning and breadth-first numbering (:func:`_finish_tree`).
+pruning and breadth-first numbering (``_finish_tree()``).
 """
 
 from __future__ import annotations
