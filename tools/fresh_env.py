@@ -13,7 +13,7 @@ pip would fetch it, and listed in the report. The test runner (pytest and nbval,
 pinned as in ``requirements-dev.txt``) is installed after it. Then, with that
 environment's Python and its own ``python3`` kernel, it runs every chapter's
 ``.ipynb`` (what the launch buttons open) under ``pytest --nbval-lax``, two
-pytest processes at once, **with the seed** ``TEST_SEED`` **instead of each
+chapters at once, **with the seed** ``TEST_SEED`` **instead of each
 chapter's published one** (``ENSEMBLES_VERIFIED_SEED``): a claim that holds only
 for the seed it was written with fails here. Each chapter's mutants
 (``tools/mutate_book.py``) branch off that same execution
@@ -60,45 +60,49 @@ def runner_pins(repo: Path) -> list[str]:
     return pins
 
 
-def split_by_cost(notebooks: list[str], parts: int = 2) -> list[list[str]]:
-    """The chapters in ``parts`` groups of about equal length (the longest first)."""
-    groups: list[list[str]] = [[] for _ in range(parts)]
-    sizes = [0] * parts
-    for nb in sorted(notebooks, key=lambda n: -Path(n).with_suffix(".md").stat().st_size):
-        k = sizes.index(min(sizes))
-        groups[k].append(nb)
-        sizes[k] += Path(nb).with_suffix(".md").stat().st_size
-    return [g for g in groups if g]
+def longest_first(notebooks: list[str]) -> list[str]:
+    """The chapters, the longest source first: a rough guess of their cost, good enough for
+    a queue that gives each free worker the next chapter."""
+    return sorted(notebooks, key=lambda n: -Path(n).with_suffix(".md").stat().st_size)
 
 
-def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str]) -> dict:
-    """Every chapter under nbval (``--nbval-lax``) with the seed ``TEST_SEED``, two pytest
-    processes at once, each chapter's mutants branching off its execution; the reports."""
+def _nbval_one(python: Path, repo: Path, env: dict, work: Path, notebook: str) -> tuple[int, str, dict]:
+    """One chapter under nbval in a pytest process of its own: exit code, log, report."""
+    name = Path(notebook).stem
+    report, log_path = work / f"nbval-{name}.json", work / f"nbval-{name}.log"
+    args = [str(python), "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=900",
+            "-p", "tools.nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
+            "-o", "addopts=", "-rf", "-v", notebook]
+    with log_path.open("w") as log:
+        code = subprocess.run(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
+                              stdout=log, stderr=subprocess.STDOUT, timeout=3000).returncode
+    return code, log_path.read_text(), json.loads(report.read_text()) if report.exists() else {}
+
+
+def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str],
+              workers: int = 2) -> dict:
+    """Every chapter under nbval (``--nbval-lax``) with the seed ``TEST_SEED``, each chapter's
+    mutants branching off its execution; the merged reports.
+
+    The chapters form a queue, longest first, served by ``workers`` pytest processes at a
+    time (one per chapter), so a worker that finishes early takes the next chapter.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
     env = {**env, "ENSEMBLES_VERIFIED_SEED": str(TEST_SEED), "ENSEMBLES_VERIFIED_CLAIMS": "strict",
            "PYTHONPATH": str(repo)}  # the kernels import tools.mutant_checkpoints
-    procs = []
-    for k, group in enumerate(split_by_cost(notebooks)):
-        report = work / f"nbval-{k}.json"
-        log = (work / f"nbval-{k}.log").open("w")
-        args = [str(python), "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=900",
-                "-p", "tools.nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
-                "-o", "addopts=", "-rf", "-v", *group]
-        procs.append((subprocess.Popen(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
-                                       stdout=log, stderr=subprocess.STDOUT), report, log))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        runs = list(pool.map(lambda nb: _nbval_one(python, repo, env, work, nb), longest_first(notebooks)))
     merged = {"kernel_prefix": None, "driver_prefix": None, "chapters": {}, "cells": {}, "mutants": [],
               "seed": TEST_SEED}
-    codes, logs = [], []
-    for proc, report, log in procs:
-        codes.append(proc.wait(timeout=3000))
-        log.close()
-        logs.append(Path(log.name).read_text())
-        part = json.loads(report.read_text()) if report.exists() else {}
+    for _, _, part in runs:
         for key in ("kernel_prefix", "driver_prefix"):
             merged[key] = merged[key] or part.get(key)
         for key in ("chapters", "cells"):
             merged[key].update(part.get(key, {}))
         merged["mutants"] += part.get("mutants", [])
-    return {"returncode": max(codes), "log": "\n".join(logs), "report": merged}
+    return {"returncode": max(code for code, _, _ in runs), "log": "\n".join(log for _, log, _ in runs),
+            "report": merged}
 
 
 def copy_repository(target: Path) -> None:
