@@ -1,4 +1,4 @@
-"""The book's chapters as the table of contents lists them."""
+"""The book's chapters as the table of contents lists them: the one list every stage reads."""
 
 from __future__ import annotations
 
@@ -7,21 +7,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def chapter_notebooks() -> list[Path]:
-    """The paired ``.ipynb`` of every executable chapter listed in ``_toc.yml``."""
+def chapter_sources(root: Path = ROOT) -> list[Path]:
+    """The ``.md`` source of every executable chapter (a MyST notebook) of ``_toc.yml``, in order."""
     import yaml
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
     files = [toc["root"]]
     stack = list(toc.get("parts", [])) + list(toc.get("chapters", []))
     while stack:
         entry = stack.pop(0)
         if "file" in entry:
             files.append(entry["file"])
-        stack.extend(entry.get("chapters", []) + entry.get("sections", []))
-    notebooks = []
-    for name in files:
-        md = ROOT / f"{name}.md"
-        if md.exists() and "format_name: myst" in md.read_text()[:400]:
-            notebooks.append(md.with_suffix(".ipynb"))
-    return notebooks
+        stack[0:0] = entry.get("chapters", []) + entry.get("sections", [])
+    mds = [root / f"{name}.md" for name in files]
+    return [md for md in mds if md.exists() and "format_name: myst" in md.read_text(encoding="utf-8")[:400]]
+
+
+def chapter_notebooks(root: Path = ROOT) -> list[Path]:
+    """The paired ``.ipynb`` of every executable chapter of ``_toc.yml``, in order."""
+    return [md.with_suffix(".ipynb") for md in chapter_sources(root)]

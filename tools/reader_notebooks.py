@@ -401,7 +401,8 @@ def write_notebooks(output: Path, student: bool = False, branch: bool = False,
                     overwrite: bool = False, root: Path = ROOT, commit: str = "main") -> list[Path]:
     import nbformat
 
-    from tools.student_notebooks import chapter_sources, check_output_dir, student_notebook
+    from tools.chapters import chapter_sources
+    from tools.student_notebooks import check_output_dir, student_notebook
 
     out = check_output_dir(Path(output), overwrite, root)
     refs = load_refs(root / "_build" / "reader" / "refs.json")

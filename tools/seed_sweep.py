@@ -36,29 +36,10 @@ THREADS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
 def chapters_in_toc() -> list[Path]:
-    """The executable chapters of ``_toc.yml``, in order (MyST sources with code cells)."""
-    import yaml
+    """The executable chapters of ``_toc.yml``, in order (MyST notebooks)."""
+    from tools.chapters import chapter_sources
 
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
-    files = []
-
-    def walk(node):
-        if isinstance(node, dict):
-            if "file" in node:
-                files.append(node["file"])
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(toc)
-    found = []
-    for name in files:
-        md = ROOT / f"{name}.md"
-        if md.exists() and "```{code-cell}" in md.read_text(encoding="utf-8"):
-            found.append(md)
-    return found
+    return chapter_sources(ROOT)
 
 
 def run_once(job: tuple[str, int, int]) -> dict:

@@ -37,6 +37,8 @@ import re
 import sys
 from pathlib import Path
 
+from tools.chapters import chapter_sources
+
 ROOT = Path(__file__).resolve().parents[1]
 BOOK = ROOT / "book"
 SOLUTION_TAG = "solution"
@@ -141,26 +143,6 @@ def student_notebook(md_path: Path | str):
     nb.cells = cells
     nb.metadata.pop("jupytext", None)  # a standalone notebook, not paired with a .md
     return nb
-
-
-def chapter_sources(root: Path = ROOT) -> list[Path]:
-    """The ``.md`` source of every executable chapter listed in ``_toc.yml``, in order."""
-    import yaml
-
-    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf-8"))
-    files = [toc["root"]]
-    stack = list(toc.get("parts", [])) + list(toc.get("chapters", []))
-    while stack:
-        entry = stack.pop(0)
-        if "file" in entry:
-            files.append(entry["file"])
-        stack[0:0] = entry.get("chapters", []) + entry.get("sections", [])
-    sources = []
-    for name in files:
-        md = root / f"{name}.md"
-        if md.exists() and "format_name: myst" in md.read_text(encoding="utf-8")[:400]:
-            sources.append(md)
-    return sources
 
 
 def check_output_dir(output: Path, overwrite: bool, root: Path = ROOT) -> Path:

@@ -30,18 +30,14 @@ import re
 import sys
 from pathlib import Path
 
+from tools.chapters import chapter_sources
+
 ROOT = Path(__file__).resolve().parents[1]
 
 _EXERCISE = re.compile(r"^(:{3,})\{exercise\}[^\n]*\n(?P<body>.*?)^\1[ \t]*$", re.M | re.S)
 _LABEL = re.compile(r"^:label:\s*(\S+)", re.M)
 _CHECK = re.compile(r"\b(check_[a-z_]+)\(")
-_MODULE = re.compile(r"from\s+(ensemble_ref[\w.]*)\s+import\s+([^\n]+)")
-
-
-def chapter_sources(root: Path = ROOT) -> list[Path]:
-    from tools.student_notebooks import chapter_sources as sources
-
-    return sources(root)
+_MODULE = re.compile(r"from\s+(ensembles_verified[\w.]*)\s+import\s+([^\n]+)")
 
 
 def exercises(root: Path = ROOT) -> list[dict]:
