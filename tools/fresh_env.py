@@ -1,15 +1,13 @@
 """A fresh environment made from ``requirements.txt`` alone, executing every chapter once.
 
-This is what a Binder user gets. Binder copies the repository and runs ``pip
-install -r requirements.txt``; nothing else is installed. :func:`run` does the
-same: it copies the repository's files (without build output) to a temporary
-folder, creates a new virtual environment there, installs ``requirements.txt``
-into it and checks the result with ``pip check``. To save time the pinned wheels
-are first downloaded by a few ``pip download`` processes at once (pip's own
-cache is used when it works), and the installation itself then runs from those
-files only (``--no-index``), so it installs exactly what ``requirements.txt``
-resolves to; a dependency that ``requirements.txt`` does not pin is fetched as
-pip would fetch it, and listed in the report. The test runner (pytest and nbval,
+This is what a Binder user gets. Binder copies the repository and installs
+``requirements.txt``; nothing else is installed. :func:`run` does the same: it
+copies the repository's files (without build output) to a temporary folder,
+creates a new virtual environment there, installs ``requirements.txt`` into it with
+uv (the same exact pins pip would install, in a tenth of pip's time) and checks the
+result with ``uv pip check``. A dependency that ``requirements.txt`` does not pin is
+resolved as Binder would resolve it (the newest release on the index) and listed in
+the report. The test runner (pytest and nbval,
 pinned as in ``requirements-dev.txt``) is installed after it. Then, with that
 environment's Python and its own ``python3`` kernel, it runs every chapter's
 ``.ipynb`` (what the launch buttons open) under ``pytest --nbval-lax``, two
@@ -133,55 +131,31 @@ def fresh_environment(venv: Path, work: Path) -> dict:
     return env
 
 
-class Pip:
-    """``python -m pip ARGS`` started in the background, its output kept in a file."""
-
-    def __init__(self, python: Path, *args: str, cwd: Path, env: dict, log: Path):
-        self.log = log
-        with log.open("w") as out:
-            self.proc = subprocess.Popen([str(python), "-m", "pip", *args], cwd=cwd, env=env,
-                                         stdout=out, stderr=subprocess.STDOUT)
-
-    def wait(self, timeout: int = 1800) -> tuple[int, str]:
-        code = self.proc.wait(timeout=timeout)
-        return code, self.log.read_text()
+def uv_pip(python: Path, *args: str, repo: Path, env: dict) -> str:
+    """``uv pip ARGS`` for the environment of ``python``; its output (an error fails the stage)."""
+    proc = subprocess.run([sys.executable, "-m", "uv", "pip", *args, "--python", str(python)],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=1800)
+    assert proc.returncode == 0, f"uv pip {args[0]} failed:\n" + (proc.stdout + proc.stderr)[-4000:]
+    return proc.stdout
 
 
-def install_requirements(python: Path, repo: Path, env: dict, work: Path,
-                         parallel: int = 6) -> list[str]:
-    """``pip install -r requirements.txt``, with the downloads done in parallel.
+def _name(requirement: str) -> str:
+    """The normalised project name of a pin such as ``dask[dataframe]==2026.8.0``."""
+    return re.split(r"[\[=<>!~; ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
-    Returns the names of the dependencies that ``requirements.txt`` does not pin.
+
+def install_requirements(python: Path, repo: Path, env: dict) -> list[str]:
+    """``requirements.txt`` installed into the fresh environment, then checked for consistency.
+
+    Returns the installed dependencies that ``requirements.txt`` does not pin (they were
+    resolved to the newest release the index offers, as Binder would resolve them).
     """
-    import tomllib
-
-    wheels = work / "wheels"
-    wheels.mkdir()
-    lines = [line.strip() for line in (repo / "requirements.txt").read_text().splitlines()]
-    pinned = [line for line in lines if line and not line.startswith(("#", "-"))]
-    build = tomllib.loads((repo / "pyproject.toml").read_text())["build-system"]["requires"]
-    chunks = [chunk for chunk in [pinned[k::parallel] for k in range(parallel)] + [build] if chunk]
-    jobs = [Pip(python, "download", "--no-deps", "-d", str(wheels), *chunk, cwd=repo, env=env,
-                log=work / f"download-{k}.log") for k, chunk in enumerate(chunks)]
-    for job in jobs:
-        code, out = job.wait()
-        assert code == 0, "pip download failed:\n" + out[-3000:]
-    unpinned = []
-    for attempt in range(20):
-        code, out = Pip(python, "install", "--no-compile", "--no-index", "--find-links", str(wheels), "-r",
-                        "requirements.txt", cwd=repo, env=env,
-                        log=work / f"install-{attempt}.log").wait()
-        if code == 0:
-            return unpinned
-        missing = re.search(r"No matching distribution found for ([A-Za-z0-9_.-]+)", out)
-        assert missing, "pip install -r requirements.txt failed:\n" + out[-4000:]
-        name = missing.group(1)
-        unpinned.append(name)  # fetched as pip would: the newest release on the index
-        code, out = Pip(python, "download", "--no-deps", "-d", str(wheels), name, cwd=repo,
-                        env=env, log=work / f"download-{name}.log").wait()
-        assert code == 0, f"pip download {name} failed:\n" + out[-3000:]
-    raise AssertionError(f"too many unpinned dependencies: {unpinned}")
-
+    uv_pip(python, "install", "-r", "requirements.txt", repo=repo, env=env)
+    uv_pip(python, "check", repo=repo, env=env)
+    lines = (repo / "requirements.txt").read_text().splitlines()
+    pinned = {_name(line) for line in lines if line.strip() and not line.startswith(("#", "-"))}
+    frozen = uv_pip(python, "freeze", "--exclude-editable", repo=repo, env=env).splitlines()
+    return sorted(_name(line) for line in frozen if _name(line) not in pinned)
 
 
 def run(tmp_path: Path) -> dict:
@@ -195,17 +169,13 @@ def run(tmp_path: Path) -> dict:
     start = time.perf_counter()
     repo, venv = tmp_path / "repo", tmp_path / "venv"
     copy_repository(repo)
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
+    subprocess.run([sys.executable, "-m", "uv", "venv", "--quiet", "--python", sys.executable, str(venv)],
+                   check=True, timeout=300)
     python = venv / "bin" / "python"
     env = fresh_environment(venv, tmp_path)
 
-    unpinned = install_requirements(python, repo, env, tmp_path)
-    proc = subprocess.run([str(python), "-m", "pip", "check"], cwd=repo, env=env,
-                          capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, "inconsistent environment:\n" + proc.stdout + proc.stderr
-    code, out = Pip(python, "install", "--no-compile", *runner_pins(repo), cwd=repo, env=env,
-                    log=tmp_path / "install-runner.log").wait()
-    assert code == 0, "installing the test runner failed:\n" + out[-3000:]
+    unpinned = install_requirements(python, repo, env)
+    uv_pip(python, "install", *runner_pins(repo), repo=repo, env=env)
     times["install_s"] = round(time.perf_counter() - start, 1)
 
     notebooks = [str(repo / nb.relative_to(ROOT)) for nb in chapter_notebooks()]
