@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 from tools.chapters import ROOT
@@ -37,25 +38,37 @@ def _pytest_counts(log: str) -> str:
     return re.sub(r" in [\d.]+s.*", "", found[-1]) if found else ""
 
 
+def _command(args: list[str], log, nice: int, env: dict | None, timeout: int) -> tuple[int, float]:
+    """One command of a stage: its exit code and processor seconds (user + system); killed
+    after ``timeout`` seconds."""
+    proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log,
+                            stderr=subprocess.STDOUT,
+                            preexec_fn=(lambda: os.nice(nice)) if nice else None)
+    timer = threading.Timer(timeout, proc.kill)
+    timer.start()
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own usage, not the other stages'
+    timer.cancel()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return proc.returncode, usage.ru_utime + usage.ru_stime
+
+
 def run(name: str, *commands: list[str], nice: int = 0, env: dict | None = None,
         timeout: int = 3600) -> bool:
     """Run ``commands`` one after the other (stopping at the first failure); True if all passed."""
     STAGES.mkdir(parents=True, exist_ok=True)
     LOGS.mkdir(parents=True, exist_ok=True)
     log_path = LOGS / f"{name}.log"
-    start, code = time.time(), 0
+    start, code, cpu = time.time(), 0, 0.0
     with log_path.open("w") as log:
         for args in commands:
             log.write(f"$ {' '.join(args)}\n")
             log.flush()
-            proc = subprocess.run(args, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log,
-                                  stderr=subprocess.STDOUT, timeout=timeout,
-                                  preexec_fn=(lambda: os.nice(nice)) if nice else None)
-            code = proc.returncode
+            code, seconds = _command(args, log, nice, env, timeout)
+            cpu += seconds
             if code != 0:
                 break
     text = log_path.read_text(errors="replace")
-    rec = {"name": name, "returncode": code, "start": start, "end": time.time(),
+    rec = {"name": name, "returncode": code, "start": start, "end": time.time(), "cpu": round(cpu, 1),
            "tests": _pytest_counts(text), "log": str(log_path.relative_to(ROOT))}
     (STAGES / f"{name}.json").write_text(json.dumps(rec, indent=1))
     seconds = rec["end"] - start
@@ -74,11 +87,13 @@ def report(names: list[str], since: float = 0.0) -> None:
     if not recs:
         return
     t0 = min(r["start"] for r in recs)
-    print(f"\n{'stage':12s} {'result':8s} {'seconds':>8s}  {'from - to (s)':>13s}  tests")
+    print(f"\n{'stage':12s} {'result':8s} {'seconds':>8s} {'cpu s':>7s}  {'from - to (s)':>13s}  tests")
     for r in recs:
         print(f"{r['name']:12s} {'passed' if r['returncode'] == 0 else 'FAILED':8s} "
-              f"{r['end'] - r['start']:8.1f}  {r['start'] - t0:5.0f} - {r['end'] - t0:5.0f}  {r['tests']}")
-    print(f"{'total (wall clock)':21s} {max(r['end'] for r in recs) - t0:8.1f}")
+              f"{r['end'] - r['start']:8.1f} {r.get('cpu', 0):7.0f}  "
+              f"{r['start'] - t0:5.0f} - {r['end'] - t0:5.0f}  {r['tests']}")
+    print(f"{'total (wall clock)':21s} {max(r['end'] for r in recs) - t0:8.1f} "
+          f"{sum(r.get('cpu', 0) for r in recs):7.0f}")
     fresh = STAGES / "fresh-result.json"
     if fresh.is_file() and fresh.stat().st_mtime >= since:
         report_ = json.loads(fresh.read_text())["report"]
