@@ -268,6 +268,51 @@ def test_hist_pre_pruning_matches_xgboost_hist(gamma, missing):
             assert np.all(tree.gain[~tree.is_leaf] >= 0)
 
 
+def test_missing_values_of_a_feature_without_any_go_right_with_hist_left_with_exact():
+    """A feature with no missing value in training: xgboost's hist scans it only with the
+    missing values on the right (its backward scan runs only in nodes holding missing
+    values), its exact only with them on the left (its forward scan needs missing values)."""
+    x = np.arange(20.0)[:, None]
+    y = np.where(x[:, 0] < 7, 0.0, 3.0)
+    params = {"n_estimators": 1, "max_depth": 1, "learning_rate": 1.0, "reg_lambda": 0.0,
+              "base_score": 0.0}
+    new = np.array([[np.nan], [0.0], [19.0]])
+    for method, default_left in (("exact", True), ("hist", False)):
+        ours = XGBRegressor(tree_method=method, **params).fit(x, y)
+        assert ours.trees_[0].default_left[0] == default_left
+        pred = ours.predict(new)
+        assert pred[0] == pred[1 if default_left else 2]
+        lib = xgboost.XGBRegressor(tree_method=method, n_jobs=1, **params).fit(x, y)
+        np.testing.assert_allclose(pred, lib.predict(new), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("method", ["exact", "hist", "approx"])
+@pytest.mark.parametrize("train_missing", [0.0, 0.1])
+def test_new_missing_values_in_features_without_any_match_xgboost(method, train_missing):
+    """Test rows with NaN in features that had none in training (every feature, or, with
+    ``train_missing``, the first two): the predictions are the library's, with each method.
+
+    The features take five values, each present in every node of the trees: a threshold
+    between a node's neighbouring values then sends every possible value the same way
+    (hist's threshold is the library's cut above the left value, exact's the midpoint)."""
+    rng = np.random.default_rng(40)
+    X, Xt = rng.integers(0, 5, size=(1000, 4)).astype(float), rng.integers(0, 5, size=(300, 4))
+    y = X[:, 0] + np.sin(2 * X[:, 1]) - 0.5 * X[:, 2] + 0.3 * rng.normal(size=1000)
+    yc = (y + 0.3 * rng.normal(size=1000) > 1.0).astype(int)
+    X[:, 2:][rng.random((1000, 2)) < train_missing] = np.nan
+    Xt = np.where(rng.random(Xt.shape) < 0.3, np.nan, Xt)  # NaN in every feature
+    assert np.isnan(Xt[:, :2]).any() and not np.isnan(X[:, :2]).any()
+    params = {"n_estimators": 10, "max_depth": 3, "gamma": 0.2}
+    ours_method = "exact" if method == "exact" else "hist"  # approx: hist's rules
+    problems = [(XGBRegressor, xgboost.XGBRegressor, y, "predict")]
+    if method != "approx":  # for the log loss, approx bins by Hessian-weighted quantiles
+        problems.append((XGBClassifier, xgboost.XGBClassifier, yc, "predict_proba"))
+    for ours_cls, lib_cls, target, out in problems:
+        ours = ours_cls(tree_method=ours_method, **params).fit(X, target)
+        lib = library(lib_cls, params).set_params(tree_method=method).fit(X, target)
+        np.testing.assert_allclose(getattr(ours, out)(Xt), getattr(lib, out)(Xt), atol=1e-5, rtol=0)
+
+
 # --- structure and per-round quantities -------------------------------------------------------
 
 

@@ -240,7 +240,6 @@ class _Cuts:
         if not isinstance(cuts, (list, tuple)) or not cuts:
             raise TypeError(f"cuts must be a non-empty list of arrays, got {type(cuts).__name__}.")
         self.cuts = [np.asarray(c, dtype=np.float64) for c in cuts]
-        self.need_forward = np.zeros(len(cuts), dtype=bool)
 
     def threshold(self, f: int, c_lo: int, c_other: int) -> float:
         """The threshold sending bins ``<= c_lo`` left: the cut point above them."""

@@ -41,7 +41,10 @@ negative (xgboost's hist updater). The formulas are those of
 **Missing values.** ``NaN`` marks a missing feature value. Each split learns a
 default direction: the scan is run with the missing values on the right and on
 the left, and the better one is kept, so a candidate split can also separate
-"missing" from "present".
+"missing" from "present". A feature without missing values in training has one scan,
+as in the library: ``exact`` sends a later missing value left, ``hist`` sends it right
+(xgboost's ``exact`` scans such a feature only downwards, its ``hist`` and ``approx``
+only upwards).
 
 **Relation to the xgboost library** (measured with xgboost 3.2; see the tests).
 

@@ -1,11 +1,15 @@
 r"""The tree of ``tree_method="hist"``, grown level by level from gradient histograms.
 
 The split rule is that of :mod:`ensemble_ref.trees.second_order_tree` (read its
-docstring): the same candidates, scan order, ties, directions of missing values,
-float32 rounding and pre-pruning, so the same trees (but for ties broken by the rounding
-of sums added in another order); both score and choose with the one split selector of
-:mod:`ensemble_ref.trees.second_order_rules`. Only the way the sums of the candidates are
-obtained differs. At each level of the tree:
+docstring): the same candidates, float32 rounding and pre-pruning, scored and chosen
+by the one split selector of :mod:`ensemble_ref.trees.second_order_rules`. Two things
+differ, both as in the library, whose ``hist`` and ``exact`` updaters scan differently:
+the sums of the candidates come from histograms, and the scans of a feature are those of
+xgboost's ``hist``: always upwards with the missing values on the right, and downwards
+with them on the left only in a node that holds missing values of the feature. So a
+feature without missing values in training sends a missing value **right**
+(``default_left`` False), where ``exact`` sends it left; of equal candidates the first
+in this order wins. At each level of the tree:
 
 1. every node has three histograms of shape ``(n_features, W)``: for each feature and
    bin, the sums :math:`G_{jb}, H_{jb}` of equation ``eq-scale-histogram`` over the node's
@@ -42,8 +46,6 @@ from .engine import MISSING, Codes, segment_ranges
 from .second_order_rows import Bins, LevelRows, LevelSplits
 from .second_order_rules import (
     LEFT,
-    LEFT_MISSING,
-    MISSING_LEFT,
     PRESENT_LEFT,
     RIGHT,
     RIGHT_MISSING,
@@ -77,8 +79,10 @@ class _HistScan:
     """Every candidate split of every node of one level, from the level's histograms.
 
     ``hist``: counts, G and H histograms of shape (nodes, features, W); ``stats``: the
-    nodes' (G, H, n); ``coding``: ``need_forward`` (features scanned with missing values
-    right) and ``any_missing`` (the last bin holds the missing values).
+    nodes' (G, H, n); ``coding``: ``any_missing`` (the last bin holds the missing values).
+    Every feature is scanned upwards with the missing values right (``RIGHT``, then
+    ``RIGHT_MISSING``: present left, missing right); downwards with them left (``LEFT``)
+    only in the nodes holding some of its missing values, as xgboost's ``hist`` does.
     """
 
     def __init__(self, hist: list, stats: tuple, coding, features: np.ndarray,
@@ -104,14 +108,14 @@ class _HistScan:
         self.G, self.H, self.n = G.repeat(d), H.repeat(d), n.repeat(d)  # per segment
         self.parent32 = parent_terms(G, H, p).repeat(d)
         Gs, Hs = self._rep(self.G), self._rep(self.H)
-        GR, HR = self._rep(self.NG + bG) - PG, self._rep(self.NH + bH) - PH  # present above
-        self.directions = {LEFT: self._direction(Gs - GR, Hs - HR, GR, HR, kill)}  # missing left
-        self.forward = coding.need_forward[features]
-        if self.forward.any():  # missing right (scan upwards): features with missing values
-            self.forward = np.tile(self.forward, m)
-            GL, HL = PG - self._rep(bG), PH - self._rep(bH)
-            kill = np.concatenate([kill, np.flatnonzero(~self._rep(self.forward))])
-            self.directions[RIGHT] = self._direction(GL, HL, Gs - GL, Hs - HL, kill)
+        GL, HL = PG - self._rep(bG), PH - self._rep(bH)  # present values up to each bin
+        # missing right, scanning upwards: every feature (the library's forward scan)
+        self.directions = {RIGHT: self._direction(GL, HL, Gs - GL, Hs - HL, kill)}
+        backward = self.n_missing > 0  # missing left, downwards: where the node has some
+        if backward.any():
+            GR, HR = self._rep(self.NG + bG) - PG, self._rep(self.NH + bH) - PH  # present above
+            kill = np.concatenate([kill, np.flatnonzero(~self._rep(backward))])
+            self.directions[LEFT] = self._direction(Gs - GR, Hs - HR, GR, HR, kill)
 
     def _rep(self, a: np.ndarray) -> np.ndarray:
         """A value per segment repeated for each of its non-empty bins."""
@@ -128,13 +132,12 @@ class _HistScan:
         best = np.full((4, self.m, self.d), -np.inf)
         for code, (_, _, v) in self.directions.items():
             best[code] = round32(np.maximum.reduceat(v, self.start)).reshape(self.m, self.d)
-        if self.any_missing:  # splits of "present" from "missing"
-            ok = (self.n_missing > 0) & (self.n_missing < self.n)
-            b = round32(candidate_brackets(self.NG, self.NH, self.G - self.NG, self.H - self.NH,
-                                           self.parent32, self.p, ok=ok, unit=self.unit))
-            best[LEFT_MISSING] = b.reshape(self.m, self.d)
-            if RIGHT in self.directions:  # present left, missing right: the forward features
-                best[RIGHT_MISSING] = np.where(self.forward, b, -np.inf).reshape(self.m, self.d)
+        if self.any_missing:  # present left, missing right: the last candidate of the forward
+            ok = (self.n_missing > 0) & (self.n_missing < self.n)  # scan (the backward scan's
+            b = round32(candidate_brackets(self.NG, self.NH, self.G - self.NG,  # last, the same
+                                           self.H - self.NH, self.parent32, self.p, ok=ok,
+                                           unit=self.unit))  # split mirrored, never beats it)
+            best[RIGHT_MISSING] = b.reshape(self.m, self.d)
         return best.transpose(0, 2, 1)
 
     def best(self) -> dict | None:
@@ -155,11 +158,8 @@ class _HistScan:
                 GL, HL, v = self.directions[code]
                 e = self._entry(v, s, best[at], downwards=code == LEFT)
                 values = GL[e], HL[e], self.nz[e] % self.W, self.nz[e + 1] % self.W
-            elif code == RIGHT_MISSING:  # present left, missing right
+            else:  # RIGHT_MISSING: present left, missing right
                 values = (self.NG[s], self.NH[s], PRESENT_LEFT, self.nz[self.last[s]] % self.W)
-            else:  # missing left, present right
-                values = (self.G[s] - self.NG[s], self.H[s] - self.NH[s], MISSING_LEFT,
-                          self.nz[self.start[s]] % self.W)
             for name, value in zip(("GL", "HL", "c_lo", "c_other"), values):
                 out[name][at] = value
         return out
@@ -189,9 +189,8 @@ def grow_levels(source: Any, coding: Any, features: np.ndarray, p: TreeParams) -
         of the ``n_small`` smaller children (nothing when 0); ``finish(level)`` is told the
         node ids of the last level; ``buffers`` is a dict for the level histograms.
     coding : object
-        The thresholds of the codes (``threshold``, ``missing_threshold``) and the flags
-        ``need_forward`` (per feature) and ``any_missing``, as in
-        :class:`~ensemble_ref.trees.engine.Codes`.
+        The thresholds of the codes (``threshold``, ``missing_threshold``) and the flag
+        ``any_missing``, as in :class:`~ensemble_ref.trees.engine.Codes`.
     features : ndarray of int
         The features the tree may split on (rows of the histograms).
     p : TreeParams
@@ -343,9 +342,9 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
     Returns
     -------
     SecondOrderTree
-        The tree of :func:`ensemble_ref.trees.second_order_tree.grow_tree` on the same bins:
-        the same splits (the best bracket of ``eq-xgb-gain`` in xgboost's scan order), the
-        same pre-pruning (a split needs ``Gain >= 0``), nodes numbered breadth-first.
+        The best splits of ``eq-xgb-gain`` in the scan order of xgboost's ``hist`` (a
+        feature without missing values sends them right), pre-pruned (a split needs
+        ``Gain >= 0``), nodes numbered breadth-first.
     """
     source = _LocalRows(LevelRows(_bins(data), g, h, rows, features), leaves)
     return _finish_tree(grow_levels(source, data, features, p), p)

@@ -16,8 +16,11 @@ each a named constant or function with the reason it is there:
   candidates whose brackets differ by less than float32 resolution tie (:func:`round32`,
   :func:`parent_terms`);
 * **scan order** (``RIGHT``, ``RIGHT_MISSING``, ``LEFT``, ``LEFT_MISSING``):
-  for a feature with missing values, missing values right scanning upwards, then left
-  scanning downwards; "present against missing" splits in the same order;
+  missing values right scanning upwards, then left scanning downwards; "present against
+  missing" splits in the same order. Which scans run is the tree method's rule:
+  ``exact`` scans upwards only a feature with missing values in training (a feature
+  without them sends missing values left), ``hist`` scans downwards only in a node
+  holding missing values of the feature (a feature without them sends them right);
 * **tie-breaking**: a later candidate replaces an earlier one only if strictly better
   (the first in scan order wins), a higher feature only if strictly better (:func:`select`);
 * **the Hessian floor and** ``min_child_weight``: Hessians are floored at

@@ -2,10 +2,12 @@ r"""The tree of the second-order booster, grown level by level on coded features
 
 At each node the best split maximises the bracket of ``eq-xgb-gain`` over every
 feature and every threshold between two codes (:class:`~ensemble_ref.trees.engine.Codes`:
-ranks for ``tree_method="exact"``, quantile bins for ``"hist"``), scanning as xgboost
-does: for a feature with missing values, first with the missing values on the right
-(upwards), then on the left (downwards), plus the split of "missing" from "present";
-a later candidate replaces an earlier one only if strictly better, a higher feature
+ranks for ``tree_method="exact"``), scanning as xgboost's ``exact`` updater does: for a
+feature with missing values, first with the missing values on the right (upwards), then
+on the left (downwards), plus the split of "missing" from "present"; for a feature
+without missing values in training only on the left, so that a missing value met later
+goes **left** (xgboost's ``hist`` sends it right: :mod:`ensemble_ref.trees.second_order_hist`).
+A later candidate replaces an earlier one only if strictly better, a higher feature
 only if strictly better. The bracket is rounded to float32 as the library rounds it,
 so that candidates differing only by rounding tie.
 
@@ -25,9 +27,11 @@ The candidates are scored and each node's split chosen by the one split selector
 library; the formulas come from :mod:`ensemble_ref.math.second_order` (called through
 the module, so that the one definition is the one the tree runs).
 
-The booster grows its ``hist`` trees with the same rule from gradient histograms
-(:mod:`ensemble_ref.trees.second_order_hist`), faster; on quantile bins this module's
-:func:`grow_tree` gives the same trees. Every grower, the data-parallel one of
+The booster grows its ``hist`` trees from gradient histograms
+(:mod:`ensemble_ref.trees.second_order_hist`) with the same split rule but the scans of
+xgboost's ``hist``: on the same codes the two growers make the same partitions of the
+training rows (but for ties), and differ in the default direction of a feature without
+missing values. Every grower, the data-parallel one of
 :mod:`ensemble_ref.ensembles.distributed` included, finishes its trees with this module's
 pruning and breadth-first numbering (``_finish_tree()``).
 """
