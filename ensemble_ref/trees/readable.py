@@ -187,14 +187,17 @@ def _cost(node: Node, N: int) -> float:
 
 
 def _link_alpha(node: Node, N: int) -> float:
-    """g(t) = (R(t) - R(T_t)) / (|T_t| - 1), the alpha at which the branch stops paying."""
+    """g(t) = (R(t) - R(T_t)) / (|T_t| - 1), the penalty per leaf tau at which the branch stops paying."""
     branch = sum(_cost(leaf, N) for leaf in leaves(node))
     return (_cost(node, N) - branch) / (n_leaves(node) - 1)
 
 
 class PruningPath(NamedTuple):
-    """Weakest-link pruning: for alpha in [alphas[k], alphas[k+1]) the best subtree has
-    ``n_leaves[k]`` leaves and training cost ``costs[k]`` (sum of R over its leaves)."""
+    """Weakest-link pruning: for a penalty per leaf tau in [alphas[k], alphas[k+1]) the best
+    subtree has ``n_leaves[k]`` leaves and training cost ``costs[k]`` (sum of R over its leaves).
+
+    ``alphas`` holds the breakpoints tau_k of eq-tree-weakest-link, named as scikit-learn's
+    ``ccp_alphas``."""
 
     alphas: np.ndarray
     costs: np.ndarray
@@ -213,7 +216,8 @@ def _collapse_weakest(tree: Node, N: int, rtol: float = 1e-9) -> float:
 
 
 def pruning_path(tree: Node) -> PruningPath:
-    """The increasing alphas at which the optimal subtree shrinks, down to the root alone."""
+    """The increasing penalties per leaf tau_k at which the optimal subtree shrinks, down to
+    the root alone."""
     tree = copy.deepcopy(tree)
     N = tree.n
     alphas, costs, sizes = [0.0], [sum(_cost(l, N) for l in leaves(tree))], [n_leaves(tree)]
@@ -225,7 +229,8 @@ def pruning_path(tree: Node) -> PruningPath:
 
 
 def prune(tree: Node, alpha: float) -> Node:
-    """The smallest subtree minimising ``R(T) + alpha |T|``: collapse weakest links while g <= alpha."""
+    """The smallest subtree minimising ``R(T) + tau |T|``, tau = ``alpha`` (scikit-learn's
+    ``ccp_alpha``): collapse weakest links while g <= tau."""
     tree = copy.deepcopy(tree)
     while not tree.is_leaf and min(_link_alpha(t, tree.n) for t in _inner_nodes(tree)) <= alpha:
         _collapse_weakest(tree, tree.n)
@@ -233,9 +238,9 @@ def prune(tree: Node, alpha: float) -> Node:
 
 
 def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float:
-    """min over all pruned subtrees T of ``R(T) + alpha |T|``, by brute force over subtrees.
+    """min over all pruned subtrees T of ``R(T) + tau |T|``, tau = ``alpha``, by brute force.
 
-    A subtree of ``node`` either stops at ``node`` (cost R(t) + alpha) or keeps
+    A subtree of ``node`` either stops at ``node`` (cost R(t) + tau) or keeps
     its split and prunes both children as well as they can be pruned.
     """
     N = node.n if N is None else N
@@ -247,7 +252,8 @@ def min_cost_complexity(node: Node, alpha: float, N: int | None = None) -> float
 
 
 def cost_complexity(tree: Node, alpha: float) -> float:
-    """``R_alpha(T) = R(T) + alpha |T|`` of the tree as it stands (eq-tree-cost-complexity)."""
+    """``R_tau(T) = R(T) + tau |T|`` of the tree as it stands, tau = ``alpha``
+    (eq-tree-cost-complexity)."""
     return sum(_cost(leaf, tree.n) for leaf in leaves(tree)) + alpha * n_leaves(tree)
 
 
