@@ -109,7 +109,7 @@ def test_rows_outside_every_node_are_left_out():
 # --- best split -----------------------------------------------------------------------------
 
 
-def _brute_force(codes, g, h, n_bins, lam, gamma, mcw):
+def _brute_force(codes, g, h, n_bins, lam, tau, mcw):
     best = None
     for j in range(codes.shape[1]):
         for b in range(n_bins - 1):
@@ -117,19 +117,19 @@ def _brute_force(codes, g, h, n_bins, lam, gamma, mcw):
             GL, HL, GR, HR = g[left].sum(), h[left].sum(), g[~left].sum(), h[~left].sum()
             if HL < mcw or HR < mcw or HL <= 0 or HR <= 0:
                 continue
-            gain = split_gain(GL, HL, GR, HR, lam, gamma)
+            gain = split_gain(GL, HL, GR, HR, lam, tau)
             if best is None or gain > best[2] + 1e-12:
                 best = (j, b, gain)
     return best
 
 
-@pytest.mark.parametrize("lam, gamma, mcw", [(1.0, 0.0, 1.0), (0.0, 0.5, 5.0), (3.0, 0.0, 20.0)])
-def test_best_split_equals_exhaustive_search_on_binned_data(lam, gamma, mcw):
+@pytest.mark.parametrize("lam, tau, mcw", [(1.0, 0.0, 1.0), (0.0, 0.5, 5.0), (3.0, 0.0, 20.0)])
+def test_best_split_equals_exhaustive_search_on_binned_data(lam, tau, mcw):
     X, y = _data(n=300, seed=3)
     codes = bin_features(X, quantile_cuts(X, 12))
     g, h = y.mean() - y, np.random.default_rng(1).uniform(0.5, 1.5, size=300)
-    split = best_split(gradient_histogram(codes, g, h, 12)[0], lam, gamma, mcw)
-    j, b, gain = _brute_force(codes, g, h, 12, lam, gamma, mcw)
+    split = best_split(gradient_histogram(codes, g, h, 12)[0], lam, tau, mcw)
+    j, b, gain = _brute_force(codes, g, h, 12, lam, tau, mcw)
     assert (split.feature, split.bin) == (j, b)
     assert split.gain == pytest.approx(gain, rel=1e-10)
     assert split.G_L + split.G_R == pytest.approx(g.sum(), abs=1e-10)
@@ -268,7 +268,7 @@ def test_a_worker_that_forgets_replays_the_splits():
     (lambda: sum_histograms([np.zeros(3), np.zeros(4)]), ValueError, "histograms"),
     (lambda: best_split(np.zeros((2, 3))), ValueError, "hist"),
     (lambda: best_split(np.zeros((2, 3, 2)), reg_lambda=-1.0), ValueError, "reg_lambda"),
-    (lambda: best_split(np.zeros((2, 3, 2)), gamma="0"), TypeError, "gamma"),
+    (lambda: best_split(np.zeros((2, 3, 2)), tau="0"), TypeError, "tau"),
     (lambda: histogram_numbers(0, 256), ValueError, "n_features"),
     (lambda: row_numbers(-1, 3), ValueError, "n_rows"),
 ])

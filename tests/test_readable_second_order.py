@@ -66,8 +66,8 @@ def _rounds(model, X, y, sw):
         F = F + tree.predict(X)
 
 
-def assert_same_tree(root, tree, eta: float, X_new) -> None:
-    """The readable tree ``root`` is the booster's ``tree`` (whose leaves hold eta w*)."""
+def assert_same_tree(root, tree, nu: float, X_new) -> None:
+    """The readable tree ``root`` is the booster's ``tree`` (whose leaves hold nu w*)."""
     nodes = nodes_breadth_first(root)
     assert len(nodes) == tree.node_count
     leaf = np.array([node.is_leaf for node in nodes])
@@ -81,7 +81,7 @@ def assert_same_tree(root, tree, eta: float, X_new) -> None:
     for field in ("G", "H", "weight", "gain"):
         np.testing.assert_allclose([getattr(node, field) for node in nodes], getattr(tree, field),
                                    **TOL, err_msg=field)
-    np.testing.assert_allclose(eta * predict_second_order(root, X_new), tree.predict(X_new), **TOL)
+    np.testing.assert_allclose(nu * predict_second_order(root, X_new), tree.predict(X_new), **TOL)
 
 
 def _check_booster(model, X, y, sw=None) -> None:
@@ -161,7 +161,7 @@ def test_the_comparison_tells_wrong_trees_apart():
     model = XGBRegressor(n_estimators=1, max_depth=4, gamma=1.0, learning_rate=1.0).fit(X, y)
     tree, g, h = next(_rounds(model, X, y, np.ones(len(y))))
     assert_same_tree(grow_second_order_tree(g, h, X, 1.0, 1.0, 4), tree, 1.0, X)
-    for wrong in (dict(lam=1.0, gamma=0.0), dict(lam=0.0, gamma=1.0)):
+    for wrong in (dict(lam=1.0, tau=0.0), dict(lam=0.0, tau=1.0)):
         with pytest.raises(AssertionError):
             assert_same_tree(grow_second_order_tree(g, h, X, max_depth=4, **wrong), tree, 1.0, X)
 

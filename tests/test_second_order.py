@@ -47,9 +47,9 @@ def library(cls, params, **extra):
 
 def test_formulas():
     assert leaf_weight(3.0, 5.0, 1.0) == -0.5
-    assert structure_score([3.0, -2.0], [5.0, 1.0], lam=1.0, gamma=0.7) == pytest.approx(
+    assert structure_score([3.0, -2.0], [5.0, 1.0], lam=1.0, tau=0.7) == pytest.approx(
         -0.5 * (9 / 6 + 4 / 2) + 2 * 0.7)
-    assert split_gain(3.0, 5.0, -2.0, 1.0, lam=1.0, gamma=0.1) == pytest.approx(
+    assert split_gain(3.0, 5.0, -2.0, 1.0, lam=1.0, tau=0.1) == pytest.approx(
         0.5 * (9 / 6 + 4 / 2 - 1 / 7) - 0.1)
     np.testing.assert_allclose(leaf_weight(np.array([1.0, -2.0]), 2.0, 0.0), [-0.5, 1.0])
 
@@ -90,11 +90,11 @@ def test_newton_leaf_weight_minimises_the_quadratic(G, H, lam, w):
 
 @settings(max_examples=100, deadline=None)
 @given(G_L=finite, H_L=hess, G_R=finite, H_R=hess, lam=st.floats(0.01, 10.0),
-       gamma=st.floats(0.0, 5.0))
-def test_gain_is_the_drop_in_structure_score(G_L, H_L, G_R, H_R, lam, gamma):
-    parent = structure_score([G_L + G_R], [H_L + H_R], lam, gamma)
-    children = structure_score([G_L, G_R], [H_L, H_R], lam, gamma)
-    assert split_gain(G_L, H_L, G_R, H_R, lam, gamma) == pytest.approx(
+       tau=st.floats(0.0, 5.0))
+def test_gain_is_the_drop_in_structure_score(G_L, H_L, G_R, H_R, lam, tau):
+    parent = structure_score([G_L + G_R], [H_L + H_R], lam, tau)
+    children = structure_score([G_L, G_R], [H_L, H_R], lam, tau)
+    assert split_gain(G_L, H_L, G_R, H_R, lam, tau) == pytest.approx(
         parent - children, rel=1e-9, abs=1e-6)
 
 
@@ -105,8 +105,8 @@ def test_pure_function_bad_input():
         leaf_weight(1.0, 0.0, 0.0)
     with pytest.raises(ValueError, match="NaN"):
         split_gain(np.nan, 1.0, 1.0, 1.0)
-    with pytest.raises(ValueError, match="gamma must be in"):
-        structure_score([1.0], [1.0], gamma=-1.0)
+    with pytest.raises(ValueError, match="tau must be in"):
+        structure_score([1.0], [1.0], tau=-1.0)
 
 
 # --- agreement with the xgboost library (exact method, one thread) ----------------------------

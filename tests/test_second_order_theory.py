@@ -26,11 +26,11 @@ from ensemble_ref.math.second_order_theory import (
 )
 
 
-def closed_form_gain(gl, hl, gr, hr, lam, gamma):
+def closed_form_gain(gl, hl, gr, hr, lam, tau):
     """The textbook split gain, written out independently of the module."""
     def s(G, H):
         return G * G / (H + lam)
-    return 0.5 * (s(gl, hl) + s(gr, hr) - s(gl + gr, hl + hr)) - gamma
+    return 0.5 * (s(gl, hl) + s(gr, hr) - s(gl + gr, hl + hr)) - tau
 
 
 # --- Taylor remainder ---------------------------------------------------------------------
@@ -90,10 +90,10 @@ def test_regularised_objective_matches_loop():
     y, F = rng.normal(size=(2, 30))
     q = rng.integers(0, 4, size=30)
     w = rng.normal(size=4)
-    lam, gamma = 0.7, 0.3
+    lam, tau = 0.7, 0.3
     total = sum(0.5 * (y[i] - F[i] - w[q[i]]) ** 2 for i in range(30))
-    total += gamma * 4 + 0.5 * lam * sum(wj ** 2 for wj in w)
-    assert np.isclose(regularised_objective("squared_error", y, F, q, w, lam, gamma), total)
+    total += tau * 4 + 0.5 * lam * sum(wj ** 2 for wj in w)
+    assert np.isclose(regularised_objective("squared_error", y, F, q, w, lam, tau), total)
 
 
 def test_second_order_objective_differs_from_true_one_by_a_constant_for_squared_error():
@@ -144,13 +144,13 @@ def test_split_decreases_match_closed_form_gain():
     x = rng.normal(size=25)
     g = rng.normal(size=25)
     h = rng.uniform(0.1, 1.0, size=25)
-    lam, gamma = 1.3, 0.4
-    thr, dl, dr = split_objective_decreases(x, g, h, lam, gamma)
+    lam, tau = 1.3, 0.4
+    thr, dl, dr = split_objective_decreases(x, g, h, lam, tau)
     assert thr.size == 24
     assert np.allclose(dl, dr)
     for k, t in enumerate(thr):
         L = x < t
-        expected = closed_form_gain(g[L].sum(), h[L].sum(), g[~L].sum(), h[~L].sum(), lam, gamma)
+        expected = closed_form_gain(g[L].sum(), h[L].sum(), g[~L].sum(), h[~L].sum(), lam, tau)
         assert np.isclose(dl[k], expected, rtol=1e-9, atol=1e-12)
 
 
@@ -189,7 +189,7 @@ def test_gain_bracket_lower_bound(points, lam):
     g = np.array([p[0] for p in points])
     h = np.array([p[1] for p in points])
     x = np.arange(g.size, dtype=float)
-    _, dl, _ = split_objective_decreases(x, g, h, lam=lam, gamma=0.0)
+    _, dl, _ = split_objective_decreases(x, g, h, lam=lam, tau=0.0)
     G, H = g.sum(), h.sum()
     bound = 0.5 * (G * G / (H + 2 * lam) - G * G / (H + lam))
     assert np.all(dl >= bound - 1e-9 * (1 + G * G / lam))
@@ -201,7 +201,7 @@ def test_gain_bracket_never_negative_without_lambda(points):
     g = np.array([p[0] for p in points])
     h = np.array([p[1] for p in points])
     x = np.arange(g.size, dtype=float)
-    _, dl, _ = split_objective_decreases(x, g, h, lam=0.0, gamma=0.0)
+    _, dl, _ = split_objective_decreases(x, g, h, lam=0.0, tau=0.0)
     assert np.all(dl >= -1e-9 * (1 + np.sum(g * g / h)))
 
 
@@ -228,8 +228,8 @@ def test_bad_input():
         minimise_leaf_objective(g, np.ones(3))
     with pytest.raises(ValueError, match="NaN"):
         minimise_leaf_objective(np.array([np.nan, 1.0]), h)
-    with pytest.raises(ValueError, match="gamma"):
-        split_objective_decreases(np.arange(2.0), g, h, gamma=-0.1)
+    with pytest.raises(ValueError, match="tau"):
+        split_objective_decreases(np.arange(2.0), g, h, tau=-0.1)
     with pytest.raises(ValueError, match="leaf_index"):
         second_order_objective(g, h, np.array([0, 2]), np.zeros(2))
     with pytest.raises(ValueError, match="leaf_index"):

@@ -48,7 +48,7 @@ def check_tree_data(X: Any, y: Any, *, criterion: str, max_depth: Any, min_sampl
     return X, y, n_classes
 
 
-def check_gradient_data(g: Any, h: Any, X: Any, *, lam: Any, gamma: Any, max_depth: Any,
+def check_gradient_data(g: Any, h: Any, X: Any, *, lam: Any, tau: Any, max_depth: Any,
                         min_child_weight: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """``(g, h, X)`` for the readable second-order grower (alg-xgb-tree), or an error naming the argument.
 
@@ -63,7 +63,7 @@ def check_gradient_data(g: Any, h: Any, X: Any, *, lam: Any, gamma: Any, max_dep
         if v.shape[0] != X.shape[0]:
             raise ValueError(f"{name} must have one entry per row of X ({X.shape[0]}); got {v.shape[0]}.")
     check_float(lam, "lam", low=0.0)
-    check_float(gamma, "gamma", low=0.0)
+    check_float(tau, "tau", low=0.0)
     check_int(max_depth, "max_depth", low=0)
     check_float(min_child_weight, "min_child_weight", low=0.0)
     return g, h, X

@@ -265,7 +265,8 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
         The cut points shared by all shards (:func:`ensemble_ref.math.histograms.quantile_cuts`);
         they give the thresholds and the histograms' width.
     max_depth, reg_lambda, gamma, min_child_weight, learning_rate
-        As in ``ensemble_ref.XGBRegressor``.
+        As in ``ensemble_ref.XGBRegressor`` (``gamma`` is the book's penalty per leaf
+        :math:`\tau`, ``learning_rate`` its :math:`\nu`).
     map_shards : callable, default=:func:`local_map`
         ``map_shards(function, shards, *args)`` returns ``[function(shard, *args), ...]``.
 
@@ -281,10 +282,10 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
     """
     p = TreeParams(max_depth=check_int(max_depth, "max_depth", low=1),
                    reg_lambda=check_float(reg_lambda, "reg_lambda", low=0.0),
-                   gamma=check_float(gamma, "gamma", low=0.0),
+                   tau=check_float(gamma, "gamma", low=0.0),
                    min_child_weight=check_float(min_child_weight, "min_child_weight", low=0.0),
                    pre_prune=True)
-    eta = check_float(learning_rate, "learning_rate", low=0.0, low_open=True)
+    nu = check_float(learning_rate, "learning_rate", low=0.0, low_open=True)
     coding = _Cuts(cuts)
     source = _Shards(shards, local_map if map_shards is None else map_shards,
                      1 + max(c.size for c in coding.cuts), len(coding.cuts))
@@ -293,5 +294,5 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
         children_left=tree.children_left, children_right=tree.children_right,
         feature=tree.feature, bin=np.where(tree.is_leaf, -1, tree.code).astype(np.intp),
         threshold=tree.threshold, G=tree.G, H=tree.H, weight=tree.weight,
-        value=eta * tree.weight, gain=tree.gain, depth=tree.depth,
+        value=nu * tree.weight, gain=tree.gain, depth=tree.depth,
         allreduce_numbers=source.numbers)

@@ -4,18 +4,19 @@ At round :math:`m` the booster adds a tree :math:`f` to the current scores
 :math:`F(x_i)`. Expanding the loss to second order around :math:`F(x_i)`, with
 :math:`g_i = \partial_F L(y_i, F(x_i))` and :math:`h_i = \partial_F^2 L(y_i, F(x_i))`
 (equation ``eq-xgb-taylor``), and adding the penalty
-:math:`\Omega(f) = \gamma T + \tfrac12\lambda\sum_j w_j^2` of a tree with :math:`T`
-leaves of weights :math:`w_j`, the objective of a fixed tree structure is a sum of
+:math:`\Omega(f) = \tau J + \tfrac12\lambda\sum_j w_j^2` of a tree with :math:`J`
+leaves of weights :math:`w_j` (``eq-xgb-objective``; the xgboost paper writes
+:math:`\gamma T`), the objective of a fixed tree structure is a sum of
 independent quadratics, one per leaf :math:`j` with :math:`G_j = \sum_{i \in I_j} g_i`,
 :math:`H_j = \sum_{i \in I_j} h_i`:
 
-.. math:: \tilde{\mathcal L} = \sum_j \Big[G_j w_j + \tfrac12 (H_j + \lambda) w_j^2\Big] + \gamma T.
+.. math:: \tilde{\mathcal L} = \sum_j \Big[G_j w_j + \tfrac12 (H_j + \lambda) w_j^2\Big] + \tau J.
 
 * leaf weight (``eq-xgb-leaf-weight``): :math:`w_j^* = -G_j / (H_j + \lambda)`;
 * structure score (``eq-xgb-structure-score``):
-  :math:`\tilde{\mathcal L}^* = -\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \gamma T`;
+  :math:`\tilde{\mathcal L}^* = -\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \tau J`;
 * split gain (``eq-xgb-gain``): :math:`\text{Gain} = \tfrac12\Big[\frac{G_L^2}{H_L + \lambda}
-  + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\Big] - \gamma`,
+  + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\Big] - \tau`,
   the decrease of the structure score when a leaf is split in two.
 
 :func:`~ensemble_ref.math.second_order.leaf_weight`,
@@ -51,7 +52,7 @@ only upwards).
 * ``gamma``. The library compares the bracket *without* the factor
   :math:`\tfrac12` with its ``gamma`` (its reported ``gain`` is that bracket, and
   a split is pruned when ``gain < gamma``). In this module ``gamma`` is the
-  book's :math:`\gamma`, so **xgboost's** ``gamma`` **equals twice the book's**:
+  book's :math:`\tau`, so **xgboost's** ``gamma`` **equals** :math:`2\tau`:
   ``XGBRegressor(gamma=c)`` here reproduces ``xgboost.XGBRegressor(gamma=2 * c)``.
 * ``base_score``. With ``base_score=None`` xgboost 3.x estimates the intercept
   from the data: the (weighted) mean of ``y`` for squared error, and for the
@@ -113,15 +114,18 @@ class _SecondOrderBooster(BaseEstimator):
     n_estimators : int, default=100
         Number of boosting rounds (trees).
     learning_rate : float, default=0.3
-        Shrinkage :math:`\\eta > 0` applied to every leaf weight.
+        The book's learning rate :math:`\\nu > 0` (xgboost's ``eta``), applied to every leaf
+        weight: :math:`F_m = F_{m-1} + \\nu f_m`.
     max_depth : int, default=6
         Maximum depth of each tree.
     reg_lambda : float, default=1.0
-        L2 penalty :math:`\\lambda \\ge 0` on the leaf weights.
+        The book's L2 penalty :math:`\\lambda \\ge 0` on the leaf weights
+        (``eq-xgb-objective``).
     gamma : float, default=0.0
-        The book's penalty :math:`\\gamma \\ge 0` per leaf: a split is kept only if its
-        ``Gain`` is not negative (``exact``: after the bottom-up pruning; ``hist``:
-        checked before splitting). The xgboost library's ``gamma`` is **twice** this value.
+        The book's penalty :math:`\\tau \\ge 0` per leaf (``eq-xgb-objective``): a split is
+        kept only if its ``Gain`` (``eq-xgb-gain``) is not negative (``exact``: after the
+        bottom-up pruning; ``hist``: checked before splitting). The xgboost library's
+        ``gamma`` is **twice** this value, :math:`2\\tau`.
     min_child_weight : float, default=1.0
         Minimum hessian sum :math:`H` of each child of a split.
     subsample : float in (0, 1], default=1.0
@@ -181,7 +185,7 @@ class _SecondOrderBooster(BaseEstimator):
         return TreeParams(
             max_depth=check_int(self.max_depth, "max_depth", low=1),
             reg_lambda=check_float(self.reg_lambda, "reg_lambda", low=0.0),
-            gamma=check_float(self.gamma, "gamma", low=0.0),
+            tau=check_float(self.gamma, "gamma", low=0.0),
             min_child_weight=check_float(self.min_child_weight, "min_child_weight", low=0.0),
             pre_prune=self.tree_method == "hist",
         )
@@ -189,7 +193,7 @@ class _SecondOrderBooster(BaseEstimator):
     def _fit(self, X: np.ndarray, y: np.ndarray, sample_weight: Any) -> None:
         tree_params = self._tree_params()
         M = check_int(self.n_estimators, "n_estimators", low=1)
-        eta = check_float(self.learning_rate, "learning_rate", low=0.0, low_open=True)
+        nu = check_float(self.learning_rate, "learning_rate", low=0.0, low_open=True)
         subsample = check_float(self.subsample, "subsample", low=0.0, high=1.0, low_open=True)
         colsample = check_float(self.colsample_bytree, "colsample_bytree", low=0.0, high=1.0,
                                 low_open=True)
@@ -216,13 +220,13 @@ class _SecondOrderBooster(BaseEstimator):
                 features = sampling._subsample_columns(rng, d, colsample)
                 g_k, h_k = (g, h) if g.ndim == 1 else (g[:, k], h[:, k])
                 tree = grow(data, g_k, h_k, rows, features, tree_params)
-                tree.value = eta * tree.weight  # the shrunken tree eta f_m
+                tree.value = nu * tree.weight  # the shrunken tree nu f_m
                 # the training rows' leaves, when the growth found them (no second pass)
                 leaf = leaves if hist and rows.size == n else tree.train_leaf
                 tree.train_leaf = None
                 step.append(tree.predict(X) if leaf is None else tree.value[leaf])
                 self.trees_.append(tree)
-            F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + eta f_m
+            F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + nu f_m
             losses.append(np.average(self._loss_values(loss, y, F), weights=sw))
         self.train_loss_ = np.array(losses)
 
@@ -306,7 +310,7 @@ class XGBRegressor(RegressorMixin, _SecondOrderBooster):
         return loss.unchecked("gradient")(y, F), loss.unchecked("hessian")(y, F)  # g_i, h_i
 
     def predict(self, X: Any) -> np.ndarray:
-        """Predicted values :math:`F_0 + \\sum_m \\eta f_m(x)`."""
+        """Predicted values :math:`F_0 + \\sum_m \\nu f_m(x)`."""
         return self._margin(X)
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:

@@ -226,14 +226,14 @@ class HistogramSplit(NamedTuple):
 
     feature: int
     bin: int
-    gain: float  # the book's Gain (eq-xgb-gain), with gamma subtracted
+    gain: float  # the book's Gain (eq-xgb-gain), with tau subtracted
     G_L: float
     H_L: float
     G_R: float
     H_R: float
 
 
-def best_split(hist: Any, reg_lambda: float = 1.0, gamma: float = 0.0,
+def best_split(hist: Any, reg_lambda: float = 1.0, tau: float = 0.0,
                min_child_weight: float = 1.0) -> HistogramSplit | None:
     r"""The candidate split of largest gain in one node's histogram.
 
@@ -243,8 +243,9 @@ def best_split(hist: Any, reg_lambda: float = 1.0, gamma: float = 0.0,
         The node's histogram (``hist[j, b] = (G, H)``).
     reg_lambda : float, default=1.0
         :math:`\lambda \ge 0`.
-    gamma : float, default=0.0
-        :math:`\gamma \ge 0` (subtracted from every gain; it does not change the choice).
+    tau : float, default=0.0
+        The penalty :math:`\tau \ge 0` per leaf (subtracted from every gain; it does not
+        change the choice).
     min_child_weight : float, default=1.0
         Smallest Hessian sum allowed in a child.
 
@@ -260,7 +261,7 @@ def best_split(hist: Any, reg_lambda: float = 1.0, gamma: float = 0.0,
     """
     hist = check_shape(check_reals(hist, "hist"), "hist", (None, None, 2), described="(n_features, n_bins, 2)")
     lam = check_float(reg_lambda, "reg_lambda", low=0.0)
-    gamma = check_float(gamma, "gamma", low=0.0)
+    tau = check_float(tau, "tau", low=0.0)
     mcw = check_float(min_child_weight, "min_child_weight", low=0.0)
     d, n_bins, _ = hist.shape
     if n_bins < 2:
@@ -274,7 +275,7 @@ def best_split(hist: Any, reg_lambda: float = 1.0, gamma: float = 0.0,
         return None
     gains = np.where(ok, split_gain(np.where(ok, GL, 0.0), np.where(ok, HL, 1.0),
                                     np.where(ok, GR, 0.0), np.where(ok, HR, 1.0),
-                                    lam, gamma), -np.inf)
+                                    lam, tau), -np.inf)
     j, b = np.unravel_index(int(np.argmax(gains)), gains.shape)  # first maximum: row-major
     return HistogramSplit(int(j), int(b), float(gains[j, b]), float(GL[j, b]), float(HL[j, b]),
                           float(GR[j, b]), float(HR[j, b]))

@@ -2,15 +2,19 @@ r"""The second-order (XGBoost) objective of a tree as pure functions (chapter *X
 
 At round :math:`m` the booster adds a tree :math:`f` to the current scores. Expanding
 the loss to second order, with gradients :math:`g_i` and hessians :math:`h_i`
-(equation ``eq-xgb-taylor``), and adding the penalty :math:`\gamma T + \tfrac12\lambda
-\sum_j w_j^2` of a tree with :math:`T` leaves, the objective of a fixed structure is a
+(equation ``eq-xgb-taylor``), and adding the penalty :math:`\tau J + \tfrac12\lambda
+\sum_j w_j^2` of a tree with :math:`J` leaves (``eq-xgb-objective``), the objective of a fixed structure is a
 sum of independent quadratics, one per leaf with sums :math:`G_j, H_j`:
 
 * leaf weight (``eq-xgb-leaf-weight``): :math:`w_j^* = -G_j / (H_j + \lambda)`;
 * structure score (``eq-xgb-structure-score``):
-  :math:`-\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \gamma T`;
+  :math:`-\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \tau J`;
 * split gain (``eq-xgb-gain``): :math:`\tfrac12\big[\frac{G_L^2}{H_L + \lambda}
-  + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\big] - \gamma`.
+  + \frac{G_R^2}{H_R + \lambda} - \frac{(G_L + G_R)^2}{H_L + H_R + \lambda}\big] - \tau`.
+
+:math:`\tau` is the book's penalty per leaf, :math:`\lambda` its ridge penalty (the xgboost
+paper writes :math:`\gamma` for :math:`\tau`); the xgboost library's ``gamma`` is
+:math:`2\tau` (:mod:`ensemble_ref.ensembles.xgboost_style`).
 
 Each formula is written once, in a private vectorised function (``_score``,
 ``_leaf_weight``, ``_bracket``, ``_gain``) that the booster of
@@ -53,9 +57,9 @@ def _bracket(G_L, H_L, G_R, H_R, lam, parent=None):
     return _score(G_L, H_L, lam) + _score(G_R, H_R, lam) - parent
 
 
-def _gain(bracket, gamma):
-    """Gain = 1/2 bracket - gamma (equation eq-xgb-gain)."""
-    return 0.5 * bracket - gamma  # eq-xgb-gain
+def _gain(bracket, tau):
+    """Gain = 1/2 bracket - tau (equation eq-xgb-gain)."""
+    return 0.5 * bracket - tau  # eq-xgb-gain
 
 
 # --- the public, validating functions ----------------------------------------------------------
@@ -117,34 +121,34 @@ def quadratic_objective(w: Any, G: Any, H: Any, lam: float = 1.0) -> np.ndarray 
     return as_output(G * w + 0.5 * (H + lam) * w**2)  # eq-xgb-taylor, one leaf
 
 
-def structure_score(G: Any, H: Any, lam: float = 1.0, gamma: float = 0.0) -> float:
+def structure_score(G: Any, H: Any, lam: float = 1.0, tau: float = 0.0) -> float:
     r"""The objective of a tree structure at its optimal weights.
 
     Parameters
     ----------
-    G, H : array of float, shape (T,)
-        Gradient and hessian sums of the :math:`T` leaves.
+    G, H : array of float, shape (J,)
+        Gradient and hessian sums of the :math:`J` leaves.
     lam : float, default=1.0
         L2 penalty :math:`\lambda \ge 0`.
-    gamma : float, default=0.0
-        Penalty :math:`\gamma \ge 0` per leaf.
+    tau : float, default=0.0
+        Penalty :math:`\tau \ge 0` per leaf.
 
     Returns
     -------
     float
-        :math:`-\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \gamma T` (equation
+        :math:`-\tfrac12 \sum_j G_j^2 / (H_j + \lambda) + \tau J` (equation
         ``eq-xgb-structure-score``); smaller is better.
     """
     G, H = np.atleast_1d(check_reals(G, "G")), np.atleast_1d(check_reals(H, "H"))
     check_same_shape(G=G, H=H)
-    check_shape(G, "G", (None,) * G.ndim, at_least=1, described="(T,) with T >= 1: one sum per leaf")
+    check_shape(G, "G", (None,) * G.ndim, at_least=1, described="(J,) with J >= 1: one sum per leaf")
     lam = _penalty(lam, H=H)
-    gamma = check_float(gamma, "gamma", low=0.0)
-    return float(-0.5 * np.sum(_score(G, H, lam)) + gamma * G.size)  # eq-xgb-structure-score
+    tau = check_float(tau, "tau", low=0.0)
+    return float(-0.5 * np.sum(_score(G, H, lam)) + tau * G.size)  # eq-xgb-structure-score
 
 
 def split_gain(G_L: Any, H_L: Any, G_R: Any, H_R: Any, lam: float = 1.0,
-               gamma: float = 0.0) -> np.ndarray | float:
+               tau: float = 0.0) -> np.ndarray | float:
     r"""The gain of splitting a leaf into a left and a right part.
 
     Parameters
@@ -153,15 +157,15 @@ def split_gain(G_L: Any, H_L: Any, G_R: Any, H_R: Any, lam: float = 1.0,
         Gradient and hessian sums of the two parts.
     lam : float, default=1.0
         L2 penalty :math:`\lambda \ge 0`.
-    gamma : float, default=0.0
-        Penalty :math:`\gamma \ge 0` per leaf (the book's; the xgboost library's
-        ``gamma`` is twice this, see the module notes).
+    tau : float, default=0.0
+        Penalty :math:`\tau \ge 0` per leaf (the xgboost library's ``gamma`` is
+        :math:`2\tau`, see :mod:`ensemble_ref.ensembles.xgboost_style`).
 
     Returns
     -------
     float or ndarray
         :math:`\tfrac12\big[G_L^2/(H_L + \lambda) + G_R^2/(H_R + \lambda) -
-        (G_L + G_R)^2/(H_L + H_R + \lambda)\big] - \gamma` (equation ``eq-xgb-gain``), the
+        (G_L + G_R)^2/(H_L + H_R + \lambda)\big] - \tau` (equation ``eq-xgb-gain``), the
         structure score of the unsplit leaf minus that of the two children.
 
     Notes
@@ -178,5 +182,5 @@ def split_gain(G_L: Any, H_L: Any, G_R: Any, H_R: Any, lam: float = 1.0,
     G_L, H_L, G_R, H_R = np.broadcast_arrays(check_reals(G_L, "G_L"), check_reals(H_L, "H_L"),
                                              check_reals(G_R, "G_R"), check_reals(H_R, "H_R"))
     lam = _penalty(lam, H_L=H_L, H_R=H_R)
-    gamma = check_float(gamma, "gamma", low=0.0)
-    return as_output(_gain(_bracket(G_L, H_L, G_R, H_R, lam), gamma))
+    tau = check_float(tau, "tau", low=0.0)
+    return as_output(_gain(_bracket(G_L, H_L, G_R, H_R, lam), tau))

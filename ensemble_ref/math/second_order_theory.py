@@ -60,7 +60,7 @@ def _resolve_loss(loss: Any) -> Loss:
 
 
 def _leaves(leaf_index: Any, w: Any, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
-    """A leaf assignment ``q`` (one int in ``0..T-1`` per point) and leaf weights ``w`` (length ``T``)."""
+    """A leaf assignment ``q`` (one int in ``0..J-1`` per point) and leaf weights ``w`` (length ``J``)."""
     w = check_reals(w, "w", vector=True)
     q = check_integers(leaf_index, "leaf_index", 0, w.size - 1,
                        message=f"lie in [0, {w.size - 1}] for {w.size} leaf weights")
@@ -156,7 +156,7 @@ def log_loss_remainder_bound(f: Any) -> np.ndarray | float:
 
 
 def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, lam: float = 1.0,
-                          gamma: float = 0.0) -> float:
+                          tau: float = 0.0) -> float:
     r"""Regularised objective after adding one tree with leaves ``leaf_index`` and weights ``w``.
 
     Parameters
@@ -169,16 +169,16 @@ def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, la
     F : array-like of shape (n_samples,)
         Scores of the ensemble before the new tree.
     leaf_index : array-like of int, shape (n_samples,)
-        The leaf :math:`q(x_i) \in \{0, \dots, T-1\}` of each point.
-    w : array-like of shape (T,)
+        The leaf :math:`q(x_i) \in \{0, \dots, J-1\}` of each point.
+    w : array-like of shape (J,)
         Leaf weights.
-    lam, gamma : float, default=1.0 and 0.0
-        The penalties :math:`\lambda \ge 0` and :math:`\gamma \ge 0`.
+    lam, tau : float, default=1.0 and 0.0
+        The penalties :math:`\lambda \ge 0` (ridge) and :math:`\tau \ge 0` (per leaf).
 
     Returns
     -------
     float
-        :math:`\sum_i l(y_i, F_i + w_{q(x_i)}) + \gamma T + \tfrac12 \lambda \sum_j w_j^2`,
+        :math:`\sum_i l(y_i, F_i + w_{q(x_i)}) + \tau J + \tfrac12 \lambda \sum_j w_j^2`,
         equation ``eq-xgb-objective`` restricted to the new tree (the penalties
         of the earlier trees are constants).
     """
@@ -187,14 +187,14 @@ def regularised_objective(loss: Any, y: Any, F: Any, leaf_index: Any, w: Any, la
     F = check_reals(F, "F", vector=True)
     check_same_shape(y=y, F=F)
     q, w = _leaves(leaf_index, w, y.size)
-    lam, gamma = check_float(lam, "lam", low=0.0), check_float(gamma, "gamma", low=0.0)
-    T = w.size
+    lam, tau = check_float(lam, "lam", low=0.0), check_float(tau, "tau", low=0.0)
+    J = w.size
     loss_sum = float(np.sum(L.value(y, F + w[q])))  # sum_i l(y_i, F_i + w_q(x_i))
-    return loss_sum + gamma * T + 0.5 * lam * float(w @ w)  # + Omega(f), eq-xgb-objective
+    return loss_sum + tau * J + 0.5 * lam * float(w @ w)  # + Omega(f), eq-xgb-objective
 
 
 def second_order_objective(g: Any, h: Any, leaf_index: Any, w: Any, lam: float = 1.0,
-                           gamma: float = 0.0) -> float:
+                           tau: float = 0.0) -> float:
     r"""Quadratic model of the objective, summed point by point, for any leaf weights.
 
     Parameters
@@ -203,15 +203,15 @@ def second_order_objective(g: Any, h: Any, leaf_index: Any, w: Any, lam: float =
         Per-point gradients :math:`g_i` and hessians :math:`h_i`.
     leaf_index : array-like of int, shape (n_samples,)
         The leaf of each point.
-    w : array-like of shape (T,)
+    w : array-like of shape (J,)
         Leaf weights.
-    lam, gamma : float, default=1.0 and 0.0
-        The penalties.
+    lam, tau : float, default=1.0 and 0.0
+        The penalties :math:`\lambda` and :math:`\tau`.
 
     Returns
     -------
     float
-        :math:`\sum_i \bigl[g_i w_{q(x_i)} + \tfrac12 h_i w_{q(x_i)}^2\bigr] + \gamma T
+        :math:`\sum_i \bigl[g_i w_{q(x_i)} + \tfrac12 h_i w_{q(x_i)}^2\bigr] + \tau J
         + \tfrac12\lambda \sum_j w_j^2` (equation ``eq-xgb-quadratic``), without
         grouping the points by leaf.
     """
@@ -219,9 +219,9 @@ def second_order_objective(g: Any, h: Any, leaf_index: Any, w: Any, lam: float =
     h = check_reals(h, "h", vector=True)
     check_same_shape(g=g, h=h)
     q, w = _leaves(leaf_index, w, g.size)
-    lam, gamma = check_float(lam, "lam", low=0.0), check_float(gamma, "gamma", low=0.0)
+    lam, tau = check_float(lam, "lam", low=0.0), check_float(tau, "tau", low=0.0)
     wq = w[q]
-    return float(np.sum(g * wq + 0.5 * h * wq ** 2)) + gamma * w.size + 0.5 * lam * float(w @ w)
+    return float(np.sum(g * wq + 0.5 * h * wq ** 2)) + tau * w.size + 0.5 * lam * float(w @ w)
 
 
 # --- one leaf, by numerical minimisation -----------------------------------------------------
@@ -320,7 +320,7 @@ def minimise_leaf_loss(loss: Any, y: Any, F: Any, lam: float = 1.0) -> tuple[flo
 # --- splits, by exhaustive search -------------------------------------------------------------
 
 
-def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, gamma: float = 0.0
+def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, tau: float = 0.0
                               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Decrease of the minimised quadratic objective for every split of one feature.
 
@@ -330,8 +330,8 @@ def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, gamma: f
         One feature; ``NaN`` marks a missing value.
     g, h : array-like of shape (n_samples,)
         Gradients and hessians of the points in the node.
-    lam, gamma : float, default=1.0 and 0.0
-        The penalties.
+    lam, tau : float, default=1.0 and 0.0
+        The penalties :math:`\lambda` and :math:`\tau`.
 
     Returns
     -------
@@ -339,7 +339,7 @@ def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, gamma: f
         Midpoints between consecutive distinct observed values; a point goes
         left when :math:`x_i < \theta`.
     decrease_left, decrease_right : ndarray of shape (n_thresholds,)
-        For each threshold, :math:`V(I) - V(I_L) - V(I_R) - \gamma`, where
+        For each threshold, :math:`V(I) - V(I_L) - V(I_R) - \tau`, where
         :math:`V(S) = \min_w \sum_{i \in S}(g_i w + \tfrac12 h_i w^2) + \tfrac12\lambda w^2`
         is found numerically by :func:`minimise_leaf_objective`, with the points
         whose ``x`` is missing sent left (``decrease_left``) or right
@@ -355,7 +355,7 @@ def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, gamma: f
     g = check_reals(g, "g", vector=True)
     h = check_reals(h, "h", vector=True)
     check_same_shape(x=x, g=g, h=h)
-    lam, gamma = check_float(lam, "lam", low=0.0), check_float(gamma, "gamma", low=0.0)
+    lam, tau = check_float(lam, "lam", low=0.0), check_float(tau, "tau", low=0.0)
     missing = np.isnan(x)
     values = np.unique(x[~missing])
     thresholds = 0.5 * (values[:-1] + values[1:])
@@ -370,7 +370,7 @@ def split_objective_decreases(x: Any, g: Any, h: Any, lam: float = 1.0, gamma: f
         below[~missing] = x[~missing] < theta
         for missing_left in (True, False):
             left = below | missing if missing_left else below
-            decrease[missing_left][k] = V_parent - V(left) - V(~left) - gamma
+            decrease[missing_left][k] = V_parent - V(left) - V(~left) - tau
     return thresholds, decrease[True], decrease[False]
 
 
@@ -384,10 +384,10 @@ class BruteForceSplit(NamedTuple):
     missing_left: bool
     """Whether points with a missing value go left."""
     decrease: float
-    """Decrease of the minimised quadratic objective, :math:`\\gamma` included."""
+    """Decrease of the minimised quadratic objective, :math:`\\tau` included."""
 
 
-def best_split_brute_force(X: Any, g: Any, h: Any, lam: float = 1.0, gamma: float = 0.0
+def best_split_brute_force(X: Any, g: Any, h: Any, lam: float = 1.0, tau: float = 0.0
                            ) -> BruteForceSplit:
     r"""Best split of a node over every feature, threshold and missing-value direction.
 
@@ -397,8 +397,8 @@ def best_split_brute_force(X: Any, g: Any, h: Any, lam: float = 1.0, gamma: floa
         The points of the node; ``NaN`` marks a missing value.
     g, h : array-like of shape (n_samples,)
         Their gradients and hessians.
-    lam, gamma : float, default=1.0 and 0.0
-        The penalties.
+    lam, tau : float, default=1.0 and 0.0
+        The penalties :math:`\lambda` and :math:`\tau`.
 
     Returns
     -------
@@ -417,7 +417,7 @@ def best_split_brute_force(X: Any, g: Any, h: Any, lam: float = 1.0, gamma: floa
     best: BruteForceSplit | None = None
     n_candidates = 0
     for j in range(X.shape[1]):
-        thresholds, dec_left, dec_right = split_objective_decreases(X[:, j], g, h, lam, gamma)
+        thresholds, dec_left, dec_right = split_objective_decreases(X[:, j], g, h, lam, tau)
         n_candidates += thresholds.size
         for k, theta in enumerate(thresholds):
             for missing_left, dec in ((False, dec_right[k]), (True, dec_left[k])):

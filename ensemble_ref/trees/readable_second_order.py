@@ -39,7 +39,7 @@ __all__ = ["SecondOrderNode", "SecondOrderSplit", "candidate_splits", "best_seco
 @dataclass
 class SecondOrderNode:
     """A node: the sums G, H of its points' gradients and Hessians, its weight and size;
-    a split (its Gain, with gamma, eq-xgb-gain) and two children unless a leaf."""
+    a split (its Gain, with tau, eq-xgb-gain) and two children unless a leaf."""
 
     G: float
     H: float
@@ -58,7 +58,7 @@ class SecondOrderNode:
 
 
 class SecondOrderSplit(NamedTuple):
-    """A candidate split: its Gain before gamma (as compared, in single precision), feature,
+    """A candidate split: its Gain before tau (as compared, in single precision), feature,
     threshold, and whether the missing values go left."""
 
     gain: np.float32
@@ -122,14 +122,14 @@ def candidate_splits(x: np.ndarray, g: np.ndarray, h: np.ndarray,
 
 
 def _as_compared(gain: float, G: float, H: float, lam: float) -> np.float32:
-    """A Gain before gamma (eq-xgb-gain) of a split of the node (G, H), as xgboost compares it.
+    """A Gain before tau (eq-xgb-gain) of a split of the node (G, H), as xgboost compares it.
 
     The library subtracts the node's own score G^2/(H + lambda) stored in single
     precision, and stores the result in single precision; the booster does the same,
     and so does this tree, so that splits whose Gains differ only by rounding tie (two
     features can cut a small node into the same two groups, whose sums, added in
     different orders, differ in the last bits) and a Gain within rounding of the
-    threshold or of gamma goes the same way.
+    threshold or of tau goes the same way.
     """
     score = -2.0 * formulas.structure_score([G], [H], lam)  # G^2/(H + lambda), eq-xgb-structure-score
     return np.float32(gain + (score - float(np.float32(score))) / 2)  # Gain = bracket / 2
@@ -158,8 +158,8 @@ def best_second_order_split(g: np.ndarray, h: np.ndarray, X: np.ndarray, lam: fl
     SecondOrderSplit or None
         The first of the best candidates (the lowest feature, then the order of
         :func:`candidate_splits`), their Gains rounded as xgboost rounds them
-        (``_as_compared()``); None when its Gain before gamma is at most ``5e-7``
-        (xgboost's ``1e-6`` on its bracket, twice the Gain). Gamma acts later, by pruning.
+        (``_as_compared()``); None when its Gain before tau is at most ``5e-7``
+        (xgboost's ``1e-6`` on its bracket, twice the Gain). Tau acts later, by pruning.
     """
     G, H = g.sum(), h.sum()
     best = None
@@ -182,7 +182,7 @@ def _node_weight(G: float, H: float, lam: float, min_child_weight: float) -> flo
     return float(formulas.leaf_weight(G, H, lam))
 
 
-def grow_second_order_tree(g, h, X, lam: float = 1.0, gamma: float = 0.0, max_depth: int = 6,
+def grow_second_order_tree(g, h, X, lam: float = 1.0, tau: float = 0.0, max_depth: int = 6,
                            min_child_weight: float = 1.0) -> SecondOrderNode:
     """Grow one tree of the second-order booster (alg-xgb-tree, tree method exact).
 
@@ -192,8 +192,8 @@ def grow_second_order_tree(g, h, X, lam: float = 1.0, gamma: float = 0.0, max_de
         Gradients and Hessians of the loss at the current scores (eq-xgb-taylor).
     X : array-like of shape (n, d)
         Features; NaN marks a missing value.
-    lam, gamma : float, default=1.0 and 0.0
-        The penalties on the leaf weights and on the number of leaves (eq-xgb-objective).
+    lam, tau : float, default=1.0 and 0.0
+        The penalties lambda on the leaf weights and tau per leaf (eq-xgb-objective).
     max_depth : int, default=6
         The depth at which a node stops splitting.
     min_child_weight : float, default=1.0
@@ -208,10 +208,10 @@ def grow_second_order_tree(g, h, X, lam: float = 1.0, gamma: float = 0.0, max_de
     -----
     A node is split on its best candidate (:func:`best_second_order_split`); after its
     children are grown, the split is undone when both are leaves and its Gain (with
-    gamma) is negative. This is xgboost's pruning from the bottom up: a split with a
+    tau) is negative. This is xgboost's pruning from the bottom up: a split with a
     negative Gain survives when a split below it is worth keeping.
     """
-    g, h, X = check_gradient_data(g, h, X, lam=lam, gamma=gamma, max_depth=max_depth,
+    g, h, X = check_gradient_data(g, h, X, lam=lam, tau=tau, max_depth=max_depth,
                                   min_child_weight=min_child_weight)
     # xgboost tries the missing values on the right for a feature with missing values and
     # two distinct present values in the training data (not in the node)
@@ -228,9 +228,9 @@ def grow_second_order_tree(g, h, X, lam: float = 1.0, gamma: float = 0.0, max_de
         x = X[rows, split.feature]
         go_left = np.where(np.isnan(x), split.default_left, x < split.threshold)
         left, right = grow(rows[go_left], depth + 1), grow(rows[~go_left], depth + 1)
-        if left.is_leaf and right.is_leaf and split.gain < gamma:
-            return leaf  # pruned: its Gain with gamma, split.gain - gamma (eq-xgb-gain), is negative
-        gain = formulas.split_gain(left.G, left.H, right.G, right.H, lam, gamma)  # eq-xgb-gain
+        if left.is_leaf and right.is_leaf and split.gain < tau:
+            return leaf  # pruned: its Gain with tau, split.gain - tau (eq-xgb-gain), is negative
+        gain = formulas.split_gain(left.G, left.H, right.G, right.H, lam, tau)  # eq-xgb-gain
         return replace(leaf, gain=float(gain), feature=split.feature, threshold=split.threshold,
                        default_left=split.default_left, left=left, right=right)
 

@@ -58,7 +58,7 @@ class TreeParams:
 
     max_depth: int
     reg_lambda: float
-    gamma: float
+    tau: float  # the penalty per leaf (the estimators' gamma)
     min_child_weight: float
     pre_prune: bool  # hist: split only when Gain >= 0
 
@@ -158,7 +158,7 @@ def select(best: np.ndarray, p: TreeParams) -> tuple[np.ndarray, ...]:
     bracket = per_feature[k, nodes].astype(np.float64)  # float32 values, float64 arithmetic
     split = bracket > MIN_BRACKET
     if p.pre_prune:  # hist: xgboost splits only when loss_chg >= min_split_loss
-        split &= formulas._gain(bracket, p.gamma) >= 0
+        split &= formulas._gain(bracket, p.tau) >= 0
     return split, k, first_kind[k, nodes], bracket
 
 
@@ -175,11 +175,11 @@ def node_weights(G: np.ndarray, H: np.ndarray, p: TreeParams) -> np.ndarray:
 
 def split_gains(G_L: np.ndarray, H_L: np.ndarray, G_R: np.ndarray, H_R: np.ndarray,
                 p: TreeParams) -> np.ndarray:
-    r"""The book's ``Gain`` (``eq-xgb-gain``, with :math:`\gamma`) of recorded splits:
+    r"""The book's ``Gain`` (``eq-xgb-gain``, with :math:`\tau`) of recorded splits:
     :func:`~ensemble_ref.math.second_order.split_gain` of their children's sums."""
     lam = p.reg_lambda
     ok = (H_L + lam > 0) & (H_R + lam > 0)  # always, for splits the selector admitted
     gain = np.full(G_L.shape, np.nan)
     if ok.any():
-        gain[ok] = formulas.split_gain(G_L[ok], H_L[ok], G_R[ok], H_R[ok], lam, p.gamma)
+        gain[ok] = formulas.split_gain(G_L[ok], H_L[ok], G_R[ok], H_R[ok], lam, p.tau)
     return gain

@@ -16,7 +16,7 @@ children have hessian sums of at least ``min_child_weight``. Then the two tree
 methods prune as xgboost's updaters do:
 
 * ``exact`` grows to ``max_depth`` and afterwards removes, from the bottom up, every
-  split whose ``Gain`` (equation ``eq-xgb-gain``, with :math:`\gamma`) is negative and
+  split whose ``Gain`` (equation ``eq-xgb-gain``, with :math:`\tau`) is negative and
   whose two children are leaves (a split with a small gain survives if a split below
   it is worth keeping);
 * ``hist`` pre-prunes: a node is split only when its best candidate has
@@ -78,7 +78,7 @@ class SecondOrderTree:
     value : ndarray of float
         ``learning_rate * weight``: what a leaf adds to the score.
     gain : ndarray of float
-        The book's ``Gain`` (with :math:`\\gamma` subtracted) of each split; 0 at leaves.
+        The book's ``Gain`` (with :math:`\\tau` subtracted) of each split; 0 at leaves.
     n_node_samples : ndarray of int
         Number of training samples (of the round's subsample) in each node.
     depth : ndarray of int
@@ -231,7 +231,7 @@ def _split_node(nodes: list, node_id: int, split: tuple, n_left: int, n_right: i
                                 bracket32, children, (n_left, n_right))
 
 
-def _prune(nodes: list, gamma: float) -> None:
+def _prune(nodes: list, tau: float) -> None:
     """Undo, bottom-up, every split with negative Gain whose children are both leaves
     (xgboost's ``prune`` updater, on the bracket as the library stored it)."""
     # Children have larger ids than their parents, so one backward pass prunes bottom-up.
@@ -239,7 +239,7 @@ def _prune(nodes: list, gamma: float) -> None:
         if node.left == TREE_LEAF:
             continue
         both_leaves = nodes[node.left].left == TREE_LEAF and nodes[node.right].left == TREE_LEAF
-        if both_leaves and formulas._gain(node.bracket32, gamma) < 0:
+        if both_leaves and formulas._gain(node.bracket32, tau) < 0:
             node.left = node.right = TREE_LEAF
             node.feature, node.threshold, node.default_left, node.code = UNDEFINED, -2.0, False, -1
 
@@ -263,7 +263,7 @@ def _finish_tree(nodes: list, p: TreeParams, leaf: np.ndarray | None = None) -> 
     grower (exact, histogram, data-parallel) finishes its trees here."""
     children = [(nd.left, nd.right) for nd in nodes]
     if not p.pre_prune:
-        _prune(nodes, p.gamma)
+        _prune(nodes, p.tau)
     keep, new_id = _breadth_first(nodes)
     kept = [nodes[i] for i in keep]
     G, H = np.array([nd.G for nd in kept]), np.array([nd.H for nd in kept])
