@@ -1,16 +1,16 @@
 """Bagging and pasting, with out-of-bag (OOB) estimates.
 
-Bagging (bootstrap aggregating, algorithm ``alg-bagging``) trains ``B`` copies
-of a base estimator, the ``b``-th on a sample ``D_b`` drawn from the training
-set, and averages them:
+Bagging (bootstrap aggregating, algorithm ``alg-bagging``) trains ``M`` copies
+of a base estimator (``n_estimators``), member ``t`` on the points of a sample
+``I^(t)`` of indices drawn from the training set, and averages them:
 
 .. math::
 
-    \\hat f_{\\mathrm{bag}}(x) = \\frac{1}{B} \\sum_{b=1}^{B} \\hat f_b(x),
+    \\bar f(x) = \\frac{1}{M} \\sum_{t=1}^{M} f_t(x),
 
-equation ``eq-bagging-average``. For a classifier, ``\\hat f_b(x)`` is the
+equation ``eq-bagging-average``. For a classifier, ``f_t(x)`` is the
 member's vector of class probabilities (a one-hot vote if it has none) and the
-prediction is the class of largest average. ``D_b`` draws ``max_samples``
+prediction is the class of largest average. ``I^(t)`` draws ``max_samples``
 points *with* replacement (``bootstrap=True``, bagging) or *without* it
 (``bootstrap=False``, pasting).
 
@@ -20,14 +20,14 @@ prediction
 
 .. math::
 
-    \\hat f_{\\mathrm{oob}}(x_i) = \\frac{1}{|B_i|} \\sum_{b \\in B_i} \\hat f_b(x_i),
-    \\qquad B_i = \\{b : i \\notin D_b\\},
+    \\hat f^{\\mathrm{OOB}}(x_i) = \\frac{1}{|\\mathcal M_i|} \\sum_{t \\in \\mathcal M_i} f_t(x_i),
+    \\qquad \\mathcal M_i = \\{t : i \\notin I^{(t)}\\},
 
 equation ``eq-oob-estimate``, an honest estimate of the ensemble's error
 without a held-out set.
 
 Reproducibility: one seed per member is drawn from ``random_state`` before
-any member is trained; member ``b`` draws its sample and its own
+any member is trained; member ``t`` draws its sample and its own
 ``random_state`` from that seed alone. The fitted ensemble is therefore the
 same for every ``n_jobs`` and every joblib backend.
 """
@@ -213,7 +213,7 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         Unfitted base classifier, copied for each member; ``None`` means a fully
         grown :class:`~ensemble_ref.trees.cart.DecisionTreeClassifier`.
     n_estimators : int, default=10
-        Number of members ``B``.
+        Number of members ``M``.
     max_samples : int or float, default=1.0
         Size of each member's sample: an int, or a fraction of ``n_samples``.
     bootstrap : bool, default=True
@@ -327,7 +327,7 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         Unfitted base regressor, copied for each member; ``None`` means a fully
         grown :class:`~ensemble_ref.trees.cart.DecisionTreeRegressor`.
     n_estimators : int, default=10
-        Number of members ``B``.
+        Number of members ``M``.
     max_samples : int or float, default=1.0
         Size of each member's sample: an int, or a fraction of ``n_samples``.
     bootstrap : bool, default=True
