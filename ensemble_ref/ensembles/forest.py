@@ -5,11 +5,11 @@ A random forest (algorithm ``alg-random-forest``) is bagging
 only ``m`` features drawn at random, without replacement, among the ``d``
 available (``max_features``; ``m = floor(sqrt(d))`` for classification and
 ``m = d`` for regression by default, as in scikit-learn).
-Drawing the features decorrelates the trees: for ``B`` identically distributed
+Drawing the features decorrelates the trees: for ``M`` identically distributed
 trees with variance ``sigma^2`` and pairwise correlation ``rho``, the variance
 of their average is
 
-.. math:: \\rho\\,\\sigma^2 + \\frac{1 - \\rho}{B}\\,\\sigma^2,
+.. math:: \\rho\\,\\sigma^2 + \\frac{1 - \\rho}{M}\\,\\sigma^2,
 
 equation ``eq-var-average``, so lowering ``rho`` lowers what averaging
 cannot remove.
@@ -34,7 +34,7 @@ class RandomForestClassifier(BaggingClassifier):
     Parameters
     ----------
     n_estimators : int, default=100
-        Number of trees ``B``.
+        Number of trees ``M``.
     max_features : None, int, float, "sqrt" or "log2", default="sqrt"
         Number ``m`` of features searched at each node (see
         :class:`~ensemble_ref.trees.cart.DecisionTreeClassifier`).
@@ -94,7 +94,7 @@ class RandomForestRegressor(BaggingRegressor):
     Parameters
     ----------
     n_estimators : int, default=100
-        Number of trees ``B``.
+        Number of trees ``M``.
     max_features : None, int, float, "sqrt" or "log2", default=1.0
         Number ``m`` of features searched at each node; the default searches all
         of them (scikit-learn's default), so only the bootstrap decorrelates the

@@ -3,12 +3,12 @@
 *Mean decrease in impurity* (MDI, Breiman's "Gini importance") credits each
 split node ``t`` of a tree with the weighted impurity decrease it achieves,
 
-    w_t i(t) - w_l i(l) - w_r i(r),
+    W_t i(t) - W_l i(l) - W_r i(r),
 
 where ``l`` and ``r`` are the node's children, ``i`` is the node impurity and
-``w`` the weighted number of training samples reaching a node; a feature's
+``W`` the total weight of the training samples reaching a node; a feature's
 importance is the sum over the nodes that split on it, divided by the root's
-weight ``w_0`` (and, by default, normalised to sum to 1). A forest's MDI is the
+weight ``W_0`` (and, by default, normalised to sum to 1). A forest's MDI is the
 mean of its trees' normalised importances. Everything is read from the public
 ``tree_`` arrays (``children_left``, ``children_right``, ``feature``,
 ``impurity``, ``weighted_n_node_samples``), which ``ensemble_ref`` trees share
@@ -70,7 +70,7 @@ def tree_mdi(tree: Any, n_features: int | None = None, normalize: bool = True) -
     Returns
     -------
     ndarray of shape (n_features,)
-        ``sum_{t splits on j} (w_t i(t) - w_l i(l) - w_r i(r)) / w_0``,
+        ``sum_{t splits on j} (W_t i(t) - W_l i(l) - W_r i(r)) / W_0``,
         normalised if asked.
     """
     check_bool(normalize, "normalize")
