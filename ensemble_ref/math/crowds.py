@@ -1,23 +1,25 @@
 r"""Majority votes of independent and correlated voters (chapter *The wisdom of crowds*).
 
-A *voter* is a classifier seen through one random variable: :math:`X_i = 1` when
-it is right on a random example, :math:`0` otherwise. A crowd of :math:`n`
-voters decides by majority; it is right when the mean vote
-:math:`\bar X = \frac1n \sum_i X_i` exceeds :math:`\tfrac12`.
+A *voter* is a classifier seen through one random variable: :math:`X_m = 1` when
+it is right on a random example, :math:`0` otherwise. A crowd of :math:`M`
+voters (the book's number of members; the functions call it ``T`` or ``n``)
+decides by majority; it is right when the mean vote
+:math:`\bar X = \frac1M \sum_m X_m` exceeds :math:`\tfrac12`.
 
 * **Independent voters** (Condorcet's jury theorem). With accuracy
-  :math:`p = \tfrac12 + \epsilon` each, the majority of :math:`T` voters errs with
-  probability :func:`majority_error` (a binomial sum, equation
-  ``eq-condorcet-exact``), which is at most :func:`condorcet_bound`
-  :math:`\tfrac12(1 - 4\epsilon^2)^{T/2}` (equation ``eq-condorcet-bound``).
+  :math:`p = \tfrac12 + \gamma` each (an edge :math:`\gamma` over a coin), the
+  majority of :math:`M` voters errs with probability :func:`majority_error` (a
+  binomial sum, equation ``eq-condorcet-exact``), which is at most
+  :func:`condorcet_bound` :math:`\tfrac12(1 - 4\gamma^2)^{M/2}` (equation
+  ``eq-condorcet-bound``).
 * **Any voters** (Cantelli's inequality, :func:`cantelli_bound`,
-  equation ``eq-cantelli``). With mean accuracy :math:`\bar p`, margin
-  :math:`\delta = \bar p - \tfrac12` and :math:`\sigma^2 = \operatorname{Var}\bar X`,
+  equation ``eq-cantelli``). With mean accuracy :math:`\bar p`, mean edge
+  :math:`\bar\gamma = \bar p - \tfrac12` and :math:`\sigma^2 = \operatorname{Var}\bar X`,
   the majority is right with probability at least
-  :math:`\delta^2 / (\sigma^2 + \delta^2)` (:func:`majority_lower_bound`,
+  :math:`\bar\gamma^2 / (\sigma^2 + \bar\gamma^2)` (:func:`majority_lower_bound`,
   equation ``eq-crowd-bound``).
 * **Equicorrelated voters.** With accuracy :math:`p` each and average pairwise
-  correlation :math:`c`, :math:`\sigma^2 = p(1-p)/n + \frac{n-1}{n} c\, p(1-p)`
+  correlation :math:`c`, :math:`\sigma^2 = p(1-p)/M + \frac{M-1}{M} c\, p(1-p)`
   (:func:`mean_vote_variance`, equation ``eq-crowd-variance``).
 * **A simulator** of such crowds (:func:`correlated_votes`): every example has
   its own difficulty :math:`\theta` drawn from a Beta distribution, and the voters
@@ -93,9 +95,10 @@ def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
     Parameters
     ----------
     p : float or array
-        Accuracy of each voter, in ``[0, 1]`` (``p = 1/2 + eps``).
+        Accuracy of each voter, in ``[0, 1]`` (:math:`p = \tfrac12 + \gamma`, with
+        :math:`\gamma` the voter's edge over a coin).
     T : int or array of int
-        Number of voters, ``T >= 1``. ``p`` and ``T`` are broadcast together.
+        Number of voters :math:`M`, ``T >= 1``. ``p`` and ``T`` are broadcast together.
     ties : {"coin", "wrong"}, default="coin"
         How a tie (possible only for even ``T``) is decided: by a fair coin, or
         counted as an error.
@@ -105,10 +108,10 @@ def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
     float or ndarray
         The binomial sum
 
-        .. math:: \sum_{t < T/2} \binom{T}{t} p^t (1-p)^{T-t}
-                  \;+\; w \binom{T}{T/2} \bigl(p(1-p)\bigr)^{T/2} [T \text{ even}],
+        .. math:: \sum_{k < M/2} \binom{M}{k} p^k (1-p)^{M-k}
+                  \;+\; w \binom{M}{M/2} \bigl(p(1-p)\bigr)^{M/2} [M \text{ even}],
 
-        with :math:`t` the number of correct votes and :math:`w = 1/2` (coin)
+        with :math:`k` the number of correct votes and :math:`w = 1/2` (coin)
         or :math:`1` (wrong).
 
     Notes
@@ -131,14 +134,14 @@ def majority_error(p: Any, T: Any, ties: str = "coin") -> float | np.ndarray:
 
 
 def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
-    r"""Upper bound :math:`\tfrac12 (1 - 4\epsilon^2)^{T/2}` on the majority error, ``eps = p - 1/2``.
+    r"""Upper bound :math:`\tfrac12 (1 - 4\gamma^2)^{M/2}` on the majority error, :math:`\gamma = p - \tfrac12`.
 
     Parameters
     ----------
     p : float or array
         Accuracy of each voter, in ``[1/2, 1]``.
     T : int or array of int
-        Number of voters, ``T >= 1``.
+        Number of voters :math:`M`, ``T >= 1``.
 
     Returns
     -------
@@ -154,7 +157,7 @@ def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
     """
     p = check_reals(p, "p", 0.5, 1.0, bool_ok=False)
     T = check_integers(T, "T", low=1)
-    eps = p - 0.5  # the voter's edge over a coin
+    eps = p - 0.5  # the voter's edge gamma over a coin
     return as_output(0.5 * (1.0 - 4.0 * eps**2) ** (T / 2.0))  # eq-condorcet-bound
 
 
@@ -162,18 +165,19 @@ def condorcet_bound(p: Any, T: Any) -> float | np.ndarray:
 
 
 def cantelli_bound(variance: Any, lam: Any) -> float | np.ndarray:
-    r"""Cantelli's bound :math:`\sigma^2 / (\sigma^2 + \lambda^2)` on a one-sided tail.
+    r"""Cantelli's bound :math:`\sigma^2 / (\sigma^2 + a^2)` on a one-sided tail.
 
     For any random variable :math:`X` with variance :math:`\sigma^2` and any
-    :math:`\lambda > 0`, both :math:`P[X \ge \mathbb{E}X + \lambda]` and
-    :math:`P[X \le \mathbb{E}X - \lambda]` are at most this value.
+    :math:`a > 0`, both :math:`P[X \ge \mathbb{E}X + a]` and
+    :math:`P[X \le \mathbb{E}X - a]` are at most this value.
 
     Parameters
     ----------
     variance : float or array
         :math:`\sigma^2 \ge 0`.
     lam : float or array
-        Distance from the mean, :math:`\lambda > 0`.
+        Distance :math:`a > 0` from the mean (the book writes this threshold
+        :math:`a`; its :math:`\lambda` is the L2 penalty of the boosting chapters).
 
     Returns
     -------
@@ -200,27 +204,27 @@ def cantelli_extremal(mean: float, variance: float, lam: float
     variance : float
         :math:`\sigma^2 > 0`.
     lam : float
-        :math:`\lambda > 0`.
+        The threshold :math:`a > 0`.
 
     Returns
     -------
     values : ndarray of shape (2,)
-        :math:`(\mu - \sigma^2/\lambda,\; \mu + \lambda)`.
+        :math:`(\mu - \sigma^2/a,\; \mu + a)`.
     probabilities : ndarray of shape (2,)
-        :math:`\bigl(\lambda^2/(\sigma^2 + \lambda^2),\; \sigma^2/(\sigma^2 + \lambda^2)\bigr)`.
+        :math:`\bigl(a^2/(\sigma^2 + a^2),\; \sigma^2/(\sigma^2 + a^2)\bigr)`.
 
     Notes
     -----
     This distribution has mean :math:`\mu` and variance :math:`\sigma^2`, and
-    :math:`P[X \ge \mu + \lambda]` equals :func:`cantelli_bound` exactly: the
+    :math:`P[X \ge \mu + a]` equals :func:`cantelli_bound` exactly: the
     proof's use of Markov's inequality on :math:`(X - \mu + u)^2` with
-    :math:`u = \sigma^2/\lambda` is tight when :math:`X - \mu + u` takes only
-    the values :math:`0` and :math:`\lambda + u`.
+    :math:`u = \sigma^2/a` is tight when :math:`X - \mu + u` takes only
+    the values :math:`0` and :math:`a + u`.
     """
     mu = check_float(mean, "mean")
     var = check_float(variance, "variance", low=0.0, low_open=True)
     lam = check_float(lam, "lam", low=0.0, low_open=True)
-    values = np.array([mu - var / lam, mu + lam])  # X - mu + u is 0 or lam + u, u = var/lam
+    values = np.array([mu - var / lam, mu + lam])  # X - mu + u is 0 or a + u, u = var/a
     probabilities = np.array([lam**2, var]) / (var + lam**2)
     return values, probabilities
 
@@ -239,20 +243,20 @@ def mean_vote_variance(p: Any, c: Any, n: Any) -> float | np.ndarray:
         Average pairwise correlation of the votes, in ``[-1/(n-1), 1]`` (any
         value in ``[-1, 1]`` when ``n = 1``, where it plays no role).
     n : int or array of int
-        Number of voters, ``n >= 1``.
+        Number of voters :math:`M`, ``n >= 1``.
 
     Returns
     -------
     float or ndarray
-        .. math:: \sigma^2 = \frac{p(1-p)}{n} + \frac{n-1}{n}\, c\, p(1-p).
+        .. math:: \sigma^2 = \frac{p(1-p)}{M} + \frac{M-1}{M}\, c\, p(1-p).
 
     Notes
     -----
     Equation ``eq-crowd-variance``. Expand
-    :math:`\operatorname{Var}\bar X = n^{-2}\sum_{i,j}\operatorname{Cov}(X_i, X_j)`:
-    the :math:`n` diagonal terms are :math:`p(1-p)`, and the :math:`n(n-1)`
+    :math:`\operatorname{Var}\bar X = M^{-2}\sum_{m,m'}\operatorname{Cov}(X_m, X_{m'})`:
+    the :math:`M` diagonal terms are :math:`p(1-p)`, and the :math:`M(M-1)`
     off-diagonal ones average :math:`c\,p(1-p)`. A correlation below
-    :math:`-1/(n-1)` would make the variance negative, so it is rejected.
+    :math:`-1/(M-1)` would make the variance negative, so it is rejected.
     """
     p = check_reals(p, "p", 0.0, 1.0, bool_ok=False)
     c = check_reals(c, "c", -1.0, 1.0, bool_ok=False)
@@ -264,7 +268,7 @@ def mean_vote_variance(p: Any, c: Any, n: Any) -> float | np.ndarray:
 
 
 def majority_lower_bound(p: Any, c: Any, n: Any = None) -> float | np.ndarray:
-    r"""Cantelli lower bound :math:`\delta^2/(\sigma^2 + \delta^2)` on the probability that the majority is right.
+    r"""Cantelli lower bound :math:`\bar\gamma^2/(\sigma^2 + \bar\gamma^2)` on P(the majority is right).
 
     Parameters
     ----------
@@ -273,34 +277,35 @@ def majority_lower_bound(p: Any, c: Any, n: Any = None) -> float | np.ndarray:
     c : float or array
         Average pairwise correlation of the votes, in ``[0, 1]``.
     n : int, array of int or None, default=None
-        Number of voters. ``None`` gives the limit :math:`n \to \infty`, where
-        :math:`\sigma^2 \to c\,\bar p(1-\bar p)`.
+        Number of voters :math:`M`. ``None`` gives the limit :math:`M \to \infty`,
+        where :math:`\sigma^2 \to c\,\bar p(1-\bar p)`.
 
     Returns
     -------
     float or ndarray
-        .. math:: P\bigl[\bar X > \tfrac12\bigr] \;\ge\; \frac{\delta^2}{\sigma^2 + \delta^2},
-                  \qquad \delta = \bar p - \tfrac12,
+        .. math:: P\bigl[\bar X > \tfrac12\bigr] \;\ge\; \frac{\bar\gamma^2}{\sigma^2 + \bar\gamma^2},
+                  \qquad \bar\gamma = \bar p - \tfrac12,
 
-        with :math:`\sigma^2` from :func:`mean_vote_variance`.
+        with :math:`\sigma^2` from :func:`mean_vote_variance` and :math:`\bar\gamma`
+        the voters' mean edge over a coin.
 
     Notes
     -----
     Equation ``eq-crowd-bound``: the event "the majority is not right" is
-    :math:`\bar X \le \tfrac12 = \mathbb{E}\bar X - \delta`, whose probability
-    Cantelli's inequality bounds by :math:`\sigma^2/(\sigma^2 + \delta^2)`.
+    :math:`\bar X \le \tfrac12 = \mathbb{E}\bar X - \bar\gamma`, whose probability
+    Cantelli's inequality bounds by :math:`\sigma^2/(\sigma^2 + \bar\gamma^2)`.
     The limit (``n=None``) is the bound for an infinite crowd; for a finite
     crowd :math:`\sigma^2` is larger (when ``c < 1``) and the bound smaller,
-    so the limiting value is **not** a lower bound for finite ``n``.
+    so the limiting value is **not** a lower bound for a finite crowd.
     The variance formula assumes every voter has accuracy :math:`\bar p`; with
     the exact variance of :math:`\bar X` the bound holds for any voters
     (use :func:`cantelli_bound` directly).
     """
     p = check_reals(p, "p", 0.5, 1.0, low_open=True, bool_ok=False)
     c = check_reals(c, "c", 0.0, 1.0, bool_ok=False)
-    delta = p - 0.5  # margin of the mean vote over one half
+    delta = p - 0.5  # the voters' mean edge gamma_bar over a coin
     if n is None:
-        sigma2 = c * p * (1 - p)  # limit of eq-crowd-variance as n -> infinity
+        sigma2 = c * p * (1 - p)  # limit of eq-crowd-variance as M -> infinity
     else:
         sigma2 = np.asarray(mean_vote_variance(p, c, n))
     return as_output(delta**2 / (sigma2 + delta**2))  # 1 - cantelli_bound(sigma2, delta)
@@ -328,8 +333,8 @@ def beta_difficulty_parameters(p: float, c: float) -> tuple[float, float]:
     -----
     If :math:`\theta \sim \mathrm{Beta}(a, b)` and the votes are independent
     Bernoulli(:math:`\theta`) given :math:`\theta`, then
-    :math:`P[X_i = 1] = \mathbb{E}\theta = a/(a+b) = p` and
-    :math:`\operatorname{Cov}(X_i, X_j) = \operatorname{Var}\theta
+    :math:`P[X_m = 1] = \mathbb{E}\theta = a/(a+b) = p` and
+    :math:`\operatorname{Cov}(X_m, X_{m'}) = \operatorname{Var}\theta
     = p(1-p)/(a + b + 1)`, so the correlation is :math:`1/(a+b+1) = c`.
     """
     p = check_float(p, "p", low=0.0, high=1.0, low_open=True, high_open=True)
@@ -348,14 +353,14 @@ def conditionally_independent_votes(theta: Any, n_voters: int,
     theta : array of shape (n_trials,)
         Probability, on each example (trial), that a voter is right; in ``[0, 1]``.
     n_voters : int
-        Number of voters ``n >= 1``.
+        Number of voters :math:`M \ge 1`.
     random_state : numpy.random.Generator or int
         Source of randomness.
 
     Returns
     -------
     ndarray of int8, shape (n_trials, n_voters)
-        ``X[k, i] = 1`` when voter ``i`` is right on example ``k``.
+        ``X[k, m] = 1`` when voter ``m`` is right on example ``k``.
 
     Notes
     -----
@@ -366,7 +371,7 @@ def conditionally_independent_votes(theta: Any, n_voters: int,
     n = check_int(n_voters, "n_voters", low=1)
     rng = check_random_state(random_state)
     U = rng.random((theta.size, n))
-    return (U < theta[:, None]).astype(np.int8)  # X_ki ~ Bernoulli(theta_k), independent given theta
+    return (U < theta[:, None]).astype(np.int8)  # X_km ~ Bernoulli(theta_k), independent given theta
 
 
 def correlated_votes(n_voters: int, p: float, c: float, n_trials: int,
@@ -376,7 +381,7 @@ def correlated_votes(n_voters: int, p: float, c: float, n_trials: int,
     Parameters
     ----------
     n_voters : int
-        Number of voters ``n >= 1``.
+        Number of voters :math:`M \ge 1`.
     p : float
         Accuracy of every voter, in ``[0, 1]``.
     c : float
@@ -390,7 +395,7 @@ def correlated_votes(n_voters: int, p: float, c: float, n_trials: int,
     Returns
     -------
     ndarray of int8, shape (n_trials, n_voters)
-        ``X[k, i] = 1`` when voter ``i`` is right on example ``k``.
+        ``X[k, m] = 1`` when voter ``m`` is right on example ``k``.
 
     Notes
     -----
@@ -426,19 +431,19 @@ def correlated_majority_accuracy(p: float, c: float, n: int | None = None,
     c : float
         Pairwise correlation of the votes, in ``[0, 1]``.
     n : int or None, default=None
-        Number of voters; ``None`` gives the limit of an infinite crowd.
+        Number of voters :math:`M`; ``None`` gives the limit of an infinite crowd.
     ties : {"coin", "wrong"}, default="coin"
-        How a tie (even ``n``) is decided.
+        How a tie (even :math:`M`) is decided.
 
     Returns
     -------
     float
-        :math:`P[S > n/2] + w\,P[S = n/2]` where the number of correct votes
+        :math:`P[S > M/2] + w\,P[S = M/2]` where the number of correct votes
         :math:`S` is beta-binomial with the parameters of
         :func:`beta_difficulty_parameters` (binomial when ``c = 0``), and
         :math:`w = 1/2` (coin) or ``0`` (wrong). For ``n=None`` it is
         :math:`P[\theta > 1/2] + \tfrac12 P[\theta = 1/2]`, because
-        :math:`\bar X \to \theta` as :math:`n \to \infty`.
+        :math:`\bar X \to \theta` as :math:`M \to \infty`.
     """
     p = check_float(p, "p", low=0.0, high=1.0)
     c = check_float(c, "c", low=0.0, high=1.0)
