@@ -128,8 +128,12 @@ def conflict_counts(X_binned: Any) -> np.ndarray:
 
 
 def greedy_bundles(X_binned: Any, max_conflicts: int = 0) -> list[list[int]]:
-    """LightGBM's greedy bundling: features by decreasing number of non-zeros, each put in
-    the first bundle it conflicts with on at most ``max_conflicts`` rows in total.
+    """The LightGBM paper's greedy bundling: features by decreasing number of non-zeros, each
+    put in the first bundle it conflicts with on at most ``max_conflicts`` rows in total.
+
+    The library's own search (``FindGroups`` in LightGBM's ``dataset.cpp``) is a randomised
+    variant: it also tries the features' own order and keeps the one with fewer bundles, and
+    offers a feature only the last bundle and at most 99 others drawn at random.
 
     Returns a list of bundles, each a list of feature indices.
     """

@@ -3,10 +3,14 @@ r"""CatBoost's target statistics for a categorical feature, as pure functions of
 A *target statistic* (TS) replaces the category :math:`c` of row :math:`i` by a
 smoothed mean of the targets of rows with the same category,
 
-.. math:: \hat x_i = \frac{\sum_{j \in D_i} [x_j = x_i]\, y_j + a\, p}{\sum_{j \in D_i} [x_j = x_i] + a},
+.. math::
 
-with a prior :math:`p` and prior weight :math:`a > 0` (Prokhorenkova et al., 2018;
-equation ``eq-modern-ts``). The choice of the rows :math:`D_i` is everything:
+   \hat x_i = \frac{\sum_{j \in D_i} \mathbb{1}[x_j = x_i]\, y_j + \kappa\mu}
+                   {\sum_{j \in D_i} \mathbb{1}[x_j = x_i] + \kappa},
+
+with a prior :math:`\mu` and prior weight :math:`\kappa > 0` (Prokhorenkova et al.,
+2018, who write :math:`p` and :math:`a`; equation ``eq-modern-ts``). The choice of
+the rows :math:`D_i` is everything:
 
 - :func:`greedy_target_statistic`: :math:`D_i` = all training rows, row :math:`i`
   included; its own target leaks into its feature;
@@ -33,7 +37,7 @@ __all__ = ["greedy_target_statistic", "ordered_target_statistic", "apply_target_
 
 def _data(categories: Any, y: Any, prior: float, prior_weight: float
           ) -> tuple[np.ndarray, np.ndarray, float, float]:
-    """The rows' categories and targets (1-D, one target per row), the prior ``p`` and ``a > 0``."""
+    """The rows' categories and targets (1-D, one target per row), the prior mu and its weight kappa > 0."""
     check_attributes(categories, "categories", ("__len__",), "a 1-D array of categories")
     cats = check_shape(np.asarray(categories), "categories", (None,), at_least=1)
     target = check_shape(check_reals(y, "y"), "y", cats.shape,
@@ -62,9 +66,9 @@ def ordered_target_statistic(categories: Any, y: Any, permutation: Any, prior: f
     permutation : array-like of int, shape (n,)
         The order :math:`\sigma`: ``permutation[k]`` is the row that comes k-th.
     prior : float
-        :math:`p`, e.g. the mean target.
+        :math:`\mu`, e.g. the mean target.
     prior_weight : float > 0, default=1
-        :math:`a`.
+        :math:`\kappa`.
 
     Returns
     -------
@@ -89,7 +93,7 @@ def ordered_target_statistic(categories: Any, y: Any, permutation: Any, prior: f
 
 def apply_target_statistic(train_categories: Any, train_y: Any, categories: Any, prior: float,
                            prior_weight: float = 1.0) -> np.ndarray:
-    r"""The TS of new rows from all training rows; an unseen category gets the prior :math:`p`."""
+    r"""The TS of new rows from all training rows; an unseen category gets the prior :math:`\mu`."""
     cats, y, p, a = _data(train_categories, train_y, prior, prior_weight)
     new = check_shape(np.asarray(categories), "categories", (None,))
     values, inv = np.unique(cats, return_inverse=True)
