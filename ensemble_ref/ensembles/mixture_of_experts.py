@@ -4,7 +4,7 @@ The model (Jacobs, Jordan, Nowlan and Hinton, 1991; Jordan and Jacobs, 1994):
 
 .. math::
 
-    p(y \mid x) = \sum_{e=1}^{E} g_e(x)\, N(y;\, w_e \cdot \tilde x,\, \sigma_e^2),
+    p(y \mid x) = \sum_{e=1}^{E} g_e(x)\, \mathcal{N}(y;\, \beta_e \cdot \tilde x,\, \sigma_e^2),
     \qquad g(x) = \operatorname{softmax}(V \tilde x), \quad \tilde x = (1, x).
 
 EM alternates
@@ -149,7 +149,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
     gate_coef_ : ndarray of shape (E, d + 1)
         :math:`V`, intercepts in column 0 (expert 0's row is zero).
     expert_coef_ : ndarray of shape (E, d + 1)
-        :math:`w_e`, intercepts in column 0.
+        :math:`\beta_e`, intercepts in column 0.
     expert_variance_ : ndarray of shape (E,)
         :math:`\sigma_e^2`.
     log_likelihoods_ : ndarray of shape (n_iter_ + 1,)
@@ -267,7 +267,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
         return softmax_gate(self._checked(X), self.gate_coef_)
 
     def expert_predictions(self, X: Any) -> np.ndarray:
-        r"""Every expert's prediction :math:`w_e \cdot \tilde x`: shape (n, E)."""
+        r"""Every expert's prediction :math:`\beta_e \cdot \tilde x`: shape (n, E)."""
         return _design(self._checked(X)) @ self.expert_coef_.T
 
     def assign(self, X: Any) -> np.ndarray:
@@ -285,7 +285,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
     def predict_routed(self, X: Any, top_k: int) -> RoutedPrediction:
         r"""Predict with each input routed to its ``top_k`` experts only.
 
-        The prediction is :math:`\sum_{e \in T_k(x)} \tilde g_e(x)\, w_e \cdot \tilde x`
+        The prediction is :math:`\sum_{e \in \mathrm{top}_k(x)} \tilde g_e(x)\, \beta_e \cdot \tilde x`
         with the renormalised gate of equation ``eq-moe-topk``; each expert is
         evaluated only on the inputs routed to it, and the counts are returned.
         """
@@ -303,7 +303,7 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
         return RoutedPrediction(prediction, evaluations)
 
     def predict(self, X: Any, top_k: int | None = None) -> np.ndarray:
-        r"""The mixture's mean :math:`\sum_e g_e(x)\, w_e \cdot \tilde x` (dense gate).
+        r"""The mixture's mean :math:`\sum_e g_e(x)\, \beta_e \cdot \tilde x` (dense gate).
 
         With ``top_k``, only the ``top_k`` experts of largest gate value are used,
         renormalised (:meth:`predict_routed`).
@@ -321,7 +321,7 @@ def make_piecewise_linear(n: int, breaks: Any = (-1.0, 1.0), intercepts: Any = (
 
     :math:`x \sim U(\text{low}, \text{high})`; on the ``j``-th interval cut by
     ``breaks``, :math:`y = a_j + b_j x + \varepsilon` with
-    :math:`\varepsilon \sim N(0, \text{noise}^2)`.
+    :math:`\varepsilon \sim \mathcal{N}(0, \text{noise}^2)`.
 
     Returns
     -------

@@ -23,7 +23,7 @@ from:
   Switch Transformer keeps the softmax probability of its top 1, and models
   configured with ``norm_topk_prob: false`` keep those of their top :math:`k`;
 - :func:`expert_load`, :func:`load_balancing_loss`: the Switch Transformer's
-  auxiliary loss :math:`E \sum_e f_e P_e` (``eq-moe-balance``).
+  auxiliary loss :math:`E \sum_e \phi_e P_e` (``eq-moe-balance``).
 
 Every function validates its inputs and raises ``ValueError`` or ``TypeError``
 naming the offending argument.
@@ -65,7 +65,7 @@ __all__ = [
 
 
 def _softmax(log_joint):
-    r"""Row-wise softmax :math:`e^{s_{ie}} / \sum_f e^{s_{if}}` of scores of shape (n, E), stable.
+    r"""Row-wise softmax :math:`e^{s_{ie}} / \sum_{e'} e^{s_{ie'}}` of scores of shape (n, E), stable.
 
     Scores are unnormalised log-probabilities: the gate's :math:`V \tilde x`
     (``eq-moe-gate``), the log joint :math:`\log g_e + \log p_e` whose softmax is the
@@ -91,7 +91,7 @@ def _gate_array(gate: Any, name: str = "gate") -> np.ndarray:
 
 
 def softmax(S: Any) -> np.ndarray:
-    r"""Row-wise softmax :math:`\exp(s_{ie}) / \sum_f \exp(s_{if})` of scores ``S`` (n, E).
+    r"""Row-wise softmax :math:`\exp(s_{ie}) / \sum_{e'} \exp(s_{ie'})` of scores ``S`` (n, E).
 
     Computed in log space (``_softmax()``), so large scores do not overflow.
     """
@@ -126,14 +126,14 @@ def softmax_gate(X: Any, V: Any) -> np.ndarray:
 
 
 def linear_gaussian_log_density(X: Any, y: Any, W: Any, sigma2: Any) -> np.ndarray:
-    r"""Log-densities :math:`\log N(y_i;\, w_e \cdot \tilde x_i,\, \sigma_e^2)` of linear-Gaussian experts.
+    r"""Log-densities :math:`\log \mathcal{N}(y_i; \beta_e \cdot \tilde x_i, \sigma_e^2)` of linear-Gaussian experts.
 
     Parameters
     ----------
     X : array-like of shape (n, d)
     y : array-like of shape (n,)
     W : array-like of shape (E, d + 1)
-        Expert ``e`` predicts :math:`w_e \cdot \tilde x` (intercept in column 0).
+        Expert ``e`` predicts :math:`\beta_e \cdot \tilde x` (intercept in column 0).
     sigma2 : array-like of shape (E,)
         The experts' noise variances (> 0).
 
@@ -178,7 +178,7 @@ def mixture_log_likelihood(gate: Any, log_density: Any) -> float:
 
 
 def responsibilities(gate: Any, log_density: Any) -> np.ndarray:
-    r"""EM's E-step: :math:`r_{ie} = g_e(x_i) p_e(y_i \mid x_i) / \sum_f g_f(x_i) p_f(y_i \mid x_i)`.
+    r"""EM's E-step: :math:`r_{ie} = g_e(x_i) p_e(y_i \mid x_i) / \sum_{e'} g_{e'}(x_i) p_{e'}(y_i \mid x_i)`.
 
     The posterior probability that expert ``e`` produced :math:`y_i`, by Bayes'
     rule with the gate as prior (equation ``eq-moe-responsibility``).
@@ -233,7 +233,7 @@ def top_k_route(gate: Any, k: int, renormalise: bool = True) -> tuple[np.ndarray
         The chosen experts of each row, by decreasing gate value (ties to the
         lower index).
     weights : ndarray of shape (n, k)
-        Renormalised, :math:`\tilde g_e(x) = g_e(x) / \sum_{f \in T_k(x)} g_f(x)` for
+        Renormalised, :math:`\tilde g_e(x) = g_e(x) / \sum_{e' \in \mathrm{top}_k(x)} g_{e'}(x)` for
         the chosen experts, and every row sums to one; otherwise :math:`g_e(x)`,
         and a row sums to one minus the gate's mass on the experts not chosen.
     """
@@ -252,7 +252,7 @@ def top_k_route(gate: Any, k: int, renormalise: bool = True) -> tuple[np.ndarray
 def top_k_gate(gate: Any, k: int, renormalise: bool = True) -> np.ndarray:
     r"""The sparse gate of equation ``eq-moe-topk`` as a dense (n, E) matrix.
 
-    Entry ``(i, e)`` is :math:`g_e(x_i) / \sum_{f \in T_k(x_i)} g_f(x_i)` (or
+    Entry ``(i, e)`` is :math:`g_e(x_i) / \sum_{e' \in \mathrm{top}_k(x_i)} g_{e'}(x_i)` (or
     :math:`g_e(x_i)` with ``renormalise=False``) when ``e`` is among the ``k``
     largest gate values of row ``i``, and 0 otherwise.
     """
@@ -299,7 +299,7 @@ def _assignment_array(assignment: Any, n_rows: int, n_experts: int) -> np.ndarra
 
 
 def expert_load(assignment: Any, n_experts: int) -> np.ndarray:
-    r"""The fraction :math:`f_e` of routed slots sent to each expert.
+    r"""The fraction :math:`\phi_e` of routed slots sent to each expert.
 
     Parameters
     ----------
@@ -309,7 +309,7 @@ def expert_load(assignment: Any, n_experts: int) -> np.ndarray:
 
     Returns
     -------
-    f : ndarray of shape (n_experts,), summing to one.
+    phi : ndarray of shape (n_experts,), summing to one.
     """
     n_experts = check_int(n_experts, "n_experts", low=1)
     A = np.asarray(assignment)
@@ -318,7 +318,7 @@ def expert_load(assignment: Any, n_experts: int) -> np.ndarray:
 
 
 def load_balancing_loss(gate: Any, assignment: Any) -> float:
-    r"""The Switch Transformer's load-balancing loss :math:`E \sum_e f_e P_e`.
+    r"""The Switch Transformer's load-balancing loss :math:`E \sum_e \phi_e P_e`.
 
     Parameters
     ----------
@@ -331,11 +331,11 @@ def load_balancing_loss(gate: Any, assignment: Any) -> float:
     Returns
     -------
     float
-        :math:`E \sum_e f_e P_e` with :math:`f_e` the fraction of routed slots
+        :math:`E \sum_e \phi_e P_e` with :math:`\phi_e` the fraction of routed slots
         sent to expert :math:`e` and :math:`P_e = \frac1n \sum_i g_e(x_i)` the
         router's mean probability for it (equation ``eq-moe-balance``). It equals
-        1 when the routing is balanced (:math:`f_e = 1/E`) and, when
-        :math:`f = P`, it is :math:`E \sum_e P_e^2 \ge 1`.
+        1 when the routing is balanced (:math:`\phi_e = 1/E`) and, when
+        :math:`\phi = P`, it is :math:`E \sum_e P_e^2 \ge 1`.
     """
     G = _gate_array(gate)
     n_experts = G.shape[1]
