@@ -1,7 +1,7 @@
 r"""AdaBoost with the book's conventions, SAMME for several classes (chapter *AdaBoost*).
 
 Binary AdaBoost with labels :math:`y_i \in \{-1, +1\}` and weak learners
-:math:`h_t(x) \in \{-1, +1\}` repeats, for :math:`t = 1, \dots, T`:
+:math:`h_t(x) \in \{-1, +1\}` repeats, for :math:`t = 1, \dots, M`:
 
 1. fit :math:`h_t` to the weighted sample, weights :math:`D_t(i)` summing to 1;
 2. weighted error :math:`\epsilon_t = \sum_i D_t(i)\, [h_t(x_i) \ne y_i]`
@@ -13,8 +13,8 @@ Binary AdaBoost with labels :math:`y_i \in \{-1, +1\}` and weak learners
    = 2\sqrt{\epsilon_t (1 - \epsilon_t)}` (equations ``eq-adaboost-weights`` and
    ``eq-adaboost-z``);
 
-and outputs :math:`\operatorname{sign} F_T(x)` with
-:math:`F_T(x) = \sum_t \alpha_t h_t(x)`. Its training error is at most
+and outputs :math:`\operatorname{sign} F_M(x)` with
+:math:`F_M(x) = \sum_t \alpha_t h_t(x)`. Its training error is at most
 :math:`\prod_t Z_t \le \exp(-2 \sum_t \gamma_t^2)`, :math:`\gamma_t = \tfrac12 - \epsilon_t`
 (equation ``eq-adaboost-bound``).
 
@@ -27,12 +27,19 @@ class :math:`k` is :math:`F_k(x) = \sum_t \alpha_t c_{tk}(x)` with the SAMME cod
 :math:`K = 2` this is exactly the binary algorithm.
 
 **Relation to scikit-learn.** ``sklearn.ensemble.AdaBoostClassifier`` (SAMME)
-uses the vote :math:`w_t = 2\alpha_t` (no factor 1/2), which gives the same
-normalised weights and the same learners, and its ``decision_function`` divides
-by :math:`\sum_t w_t`. Hence, for the same learning rate,
+uses the vote :math:`\beta_t = 2\alpha_t` (no factor 1/2) with an update that
+multiplies only the misclassified weights by :math:`e^{\beta_t}` (equation
+``eq-adaboost-literature``), which gives the same normalised weights and the same
+learners; its ``decision_function`` sums :math:`\beta_t` times the SAMME code of
+each learner and divides by :math:`\sum_t \beta_t` (for two classes it returns the
+difference of the two columns). Hence, for the same learning rate,
 
 .. math:: \text{sklearn} = \frac{2 F(x)}{\sum_t \alpha_t} \;(K = 2), \qquad
-          \text{sklearn}_k = \frac{F_k(x)}{\sum_t \alpha_t} \;(K > 2).
+          \text{sklearn}_k = \frac{F_k(x)}{\sum_t \alpha_t} \;(K > 2),
+
+and its ``predict_proba`` is the softmax of :math:`(-d/2, d/2)` for the two-class
+decision function :math:`d`, i.e. :math:`\sigma(2F/\sum_t \alpha_t)`, and of
+:math:`d_k/(K-1)` for :math:`K > 2`.
 
 **Degenerate rounds** (no division by zero ever happens):
 
@@ -110,7 +117,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         textbook algorithm. A depth-1 Gini tree (scikit-learn's
         ``DecisionTreeClassifier(max_depth=1)``) is the other usual choice.
     n_estimators : int, default=50
-        Maximum number of rounds :math:`T`.
+        Maximum number of rounds :math:`M`.
     learning_rate : float, default=1.0
         Shrinkage :math:`\nu > 0`: the vote is :math:`\nu\alpha_t`.
     random_state : None, int or numpy.random.Generator
@@ -125,18 +132,18 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
     n_classes_ : int
     n_features_in_ : int
     estimators_ : list
-        The fitted weak learners :math:`h_1, \dots, h_T` (``T`` may be smaller
+        The fitted weak learners :math:`h_1, \dots, h_M` (:math:`M` may be smaller
         than ``n_estimators`` when boosting stopped early).
-    estimator_errors_ : ndarray of shape (T,)
+    estimator_errors_ : ndarray of shape (M,)
         Weighted errors :math:`\epsilon_t` (equation ``eq-adaboost-eps``).
-    estimator_weights_ : ndarray of shape (T,)
+    estimator_weights_ : ndarray of shape (M,)
         Votes :math:`\alpha_t` (equation ``eq-adaboost-alpha``, times
         ``learning_rate``); ``inf`` for a perfect learner.
-    normalizers_ : ndarray of shape (T,)
+    normalizers_ : ndarray of shape (M,)
         :math:`Z_t = \sum_i D_t(i) e^{-\alpha_t y_i h_t(x_i)}` as computed from the
         weights (equation ``eq-adaboost-z``); the training error after round
         :math:`t` is at most ``np.cumprod(normalizers_)[t]``.
-    sample_weights_ : ndarray of shape (T, n_samples)
+    sample_weights_ : ndarray of shape (M, n_samples)
         Only with ``record_weights=True``: row ``t`` is :math:`D_{t+1}`, the
         normalised weights that learner ``t`` was fitted on (each row sums to 1).
     stop_reason_ : {"n_estimators", "perfect", "chance", "degenerate"}
@@ -291,7 +298,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         return formulas._samme_codes(self._class_index(h, X), self.n_classes_)
 
     def staged_decision_function(self, X: Any) -> Iterator[np.ndarray]:
-        """Yield the decision function after each round ``t = 1, ..., T``.
+        """Yield the decision function after each round ``t = 1, ..., M``.
 
         Parameters
         ----------
@@ -339,8 +346,9 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         (Friedman, Hastie and Tibshirani, 2000), so :math:`p = \sigma(2F)`; for
         SAMME's codes it is :math:`F_k = (K-1)(\ln p_k - \tfrac1K\sum_j \ln p_j)`,
         so :math:`p_k \propto e^{F_k/(K-1)}` (``ensemble_ref.math.adaboost._proba``).
-        Both are the same formula. scikit-learn instead divides the scores by
-        :math:`\sum_t \alpha_t` before the softmax, which changes the
+        Both are the same formula. scikit-learn applies it to the scores divided by
+        :math:`\sum_t \alpha_t` (two classes: :math:`p = \sigma(2F/\sum_t \alpha_t)`,
+        between :math:`\sigma(-2)` and :math:`\sigma(2)`), which changes the
         probabilities but never their arg-max: both predict the labels of
         :meth:`predict`.
         """

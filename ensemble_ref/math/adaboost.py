@@ -202,13 +202,13 @@ def adaboost_product_bound(eps: Any) -> np.ndarray:
 
     Parameters
     ----------
-    eps : array of float in [0, 1], shape (T,)
-        The weighted errors :math:`\epsilon_1, \dots, \epsilon_T` (e.g.
-        ``estimator_errors_``).
+    eps : array of float in [0, 1], shape (M,)
+        The weighted errors :math:`\epsilon_1, \dots, \epsilon_M` of the :math:`M`
+        rounds (e.g. ``estimator_errors_``).
 
     Returns
     -------
-    ndarray, shape (T,)
+    ndarray, shape (M,)
         Entry ``t`` is :math:`\prod_{s \le t} Z_s` with the optimal votes
         (equation ``eq-adaboost-bound``).
     """
@@ -221,12 +221,12 @@ def adaboost_exponential_bound(eps: Any) -> np.ndarray:
 
     Parameters
     ----------
-    eps : array of float in [0, 1], shape (T,)
+    eps : array of float in [0, 1], shape (M,)
         The weighted errors of the rounds.
 
     Returns
     -------
-    ndarray, shape (T,)
+    ndarray, shape (M,)
         Entry ``t`` is :math:`e^{-2\sum_{s \le t}\gamma_s^2}`, which is at least the
         product bound because :math:`2\sqrt{\epsilon(1 - \epsilon)} = \sqrt{1 - 4\gamma^2}
         \le e^{-2\gamma^2}` (equation ``eq-adaboost-bound``).
