@@ -1,6 +1,6 @@
 """Voting: a fixed combination of heterogeneous, separately trained members.
 
-With members :math:`f_1, \\dots, f_L`, weights :math:`w_t \\ge 0`, class
+With members :math:`f_1, \\dots, f_M`, weights :math:`w_t \\ge 0`, class
 probabilities :math:`p_{tk}(x)` and predicted labels :math:`\\hat y_t(x)`,
 
 .. math::
