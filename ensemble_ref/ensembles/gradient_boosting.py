@@ -1,9 +1,9 @@
 r"""Gradient boosting with regression trees (chapter *Gradient boosting*).
 
 Friedman's algorithm for a loss :math:`L(y, F)` (the losses of
-:mod:`ensemble_ref.math.losses`):
+:mod:`ensemble_ref.math.losses`), with sample weights :math:`\omega_i`:
 
-1. start from the best constant, :math:`F_0 = \arg\min_c \sum_i w_i L(y_i, c)`
+1. start from the best constant, :math:`F_0 = \arg\min_c \sum_i \omega_i L(y_i, c)`
    (``init_``; equation ``eq-gb-init``);
 2. for :math:`m = 1, \dots, M`:
 
@@ -12,9 +12,9 @@ Friedman's algorithm for a loss :math:`L(y, F)` (the losses of
    b. fit a regression tree (:class:`ensemble_ref.trees.cart.DecisionTreeRegressor`,
       squared error) to :math:`(x_i, r_{im})`, giving leaves :math:`R_{jm}`;
    c. replace each leaf value by the best step for the loss,
-      :math:`\gamma_{jm} = \arg\min_\gamma \sum_{x_i \in R_{jm}} w_i L(y_i, F_{m-1}(x_i) + \gamma)`
-      (equation ``eq-gb-leaf``);
-   d. update :math:`F_m(x) = F_{m-1}(x) + \nu \gamma_{jm}` for :math:`x \in R_{jm}`,
+      :math:`w_{jm} = \arg\min_w \sum_{x_i \in R_{jm}} \omega_i L(y_i, F_{m-1}(x_i) + w)`
+      (equation ``eq-gb-leaf``; ESL and Friedman write :math:`\gamma_{jm}`);
+   d. update :math:`F_m(x) = F_{m-1}(x) + \nu w_{jm}` for :math:`x \in R_{jm}`,
       with learning rate :math:`\nu`.
 
 The features are validated and sorted once per ``fit``; every stage grows its tree on
@@ -30,7 +30,7 @@ The leaf step (c) per loss:
   :math:`\operatorname{sign}(y - F)` and the leaf value is a weighted median of
   :math:`y_i - F_{m-1}(x_i)` (:func:`~ensemble_ref.math.gradient_boosting.weighted_median`);
 * ``log_loss`` (classifier): no closed form; one Newton step
-  :math:`\gamma_j = \sum_{i \in R_j} w_i r_i / \sum_{i \in R_j} w_i p_i (1 - p_i)`
+  :math:`w_j = \sum_{i \in R_j} \omega_i r_i / \sum_{i \in R_j} \omega_i p_i (1 - p_i)`
   with :math:`r_i = y_i - p_i` (:func:`~ensemble_ref.math.gradient_boosting.newton_leaf_value`), as in LogitBoost
   (Friedman, Hastie and Tibshirani, 2000).
 
@@ -128,7 +128,7 @@ class _BaseGradientBoosting(BaseEstimator):
             tree.fit_presorted(data, r, sw * in_bag)  # out-of-bag rows get weight 0
             leaves = tree.tree_.apply(data.XT.T)
             self._set_leaf_values(tree, leaves, in_bag, y, F, r, sw)  # eq-gb-leaf
-            F = F + nu * tree.tree_.value[leaves]  # F_m = F_{m-1} + nu gamma_jm
+            F = F + nu * tree.tree_.value[leaves]  # F_m = F_{m-1} + nu w_jm
             self.estimators_.append(tree)
             scores.append(np.average(L.unchecked("value")(y[in_bag], F[in_bag]),
                                      weights=sw[in_bag]))
@@ -189,7 +189,7 @@ _GB_ATTRIBUTES = """
     init_ : float
         The initial raw prediction :math:`F_0` (equation ``eq-gb-init``).
     estimators_ : list of DecisionTreeRegressor
-        The stage trees, with their leaf values :math:`\\gamma_{jm}` in ``tree_.value``
+        The stage trees, with their leaf values :math:`w_{jm}` in ``tree_.value``
         (before the learning rate).
     train_score_ : ndarray of shape (n_estimators,)
         Mean (weighted, in-bag) training loss after each stage, with the loss
@@ -248,7 +248,7 @@ class GradientBoostingRegressor(RegressorMixin, _BaseGradientBoosting):
         return self
 
     def predict(self, X: Any) -> np.ndarray:
-        """:math:`F_M(x) = F_0 + \\nu \\sum_m \\gamma_m(x)`."""
+        """:math:`F_M(x) = F_0 + \\nu \\sum_m w_{j(x)m}`, :math:`j(x)` the leaf of :math:`x` in tree :math:`m`."""
         return self._raw(X).copy()
 
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:

@@ -1,9 +1,10 @@
 r"""The leaf values of gradient boosting as pure functions (chapter *Gradient boosting*).
 
-A leaf :math:`R_{jm}` of the round-:math:`m` tree gets the best step for the loss
-(equation ``eq-gb-leaf``): the lower weighted median of the residuals
-:math:`y_i - F_{m-1}(x_i)` for the absolute error (:func:`weighted_median`), one
-Newton step :math:`\sum_i w_i r_i / \sum_i w_i h_i` for the log loss
+A leaf :math:`R_{jm}` of the round-:math:`m` tree gets as its value :math:`w_{jm}` the
+best step for the loss (equation ``eq-gb-leaf``; ESL writes :math:`\gamma_{jm}`): the
+lower weighted median of the residuals :math:`y_i - F_{m-1}(x_i)` for the absolute
+error (:func:`weighted_median`), one Newton step
+:math:`\sum_i \omega_i r_i / \sum_i \omega_i h_i` (sample weights :math:`\omega_i`) for the log loss
 (:func:`newton_leaf_value`), the weighted mean of the residuals for the squared error
 (``_leaf_mean``, also the value of every CART leaf). The private versions are what
 :mod:`ensemble_ref.ensembles.gradient_boosting` and the trees run in their loops over leaves.
@@ -68,7 +69,7 @@ def weighted_median(values: Any, weights: Any = None) -> float:
 
 
 def newton_leaf_value(residual: Any, hessian: Any, weights: Any = None) -> float:
-    r"""One Newton step for a leaf: :math:`\sum_i w_i r_i / \sum_i w_i h_i`.
+    r"""One Newton step for a leaf: :math:`\sum_i \omega_i r_i / \sum_i \omega_i h_i`.
 
     Parameters
     ----------
@@ -77,14 +78,14 @@ def newton_leaf_value(residual: Any, hessian: Any, weights: Any = None) -> float
     hessian : array-like of shape (n,)
         Second derivatives :math:`h_i \ge 0`.
     weights : array-like of shape (n,), optional
-        Sample weights.
+        Sample weights :math:`\omega_i`.
 
     Returns
     -------
     float
-        The minimiser of the second-order expansion
-        :math:`\sum_i w_i (-r_i \gamma + \tfrac12 h_i \gamma^2)` (equation
-        ``eq-gb-leaf``); ``0.0`` when :math:`\sum_i w_i h_i < 10^{-150}`, where the
+        The leaf value :math:`w` minimising the second-order expansion
+        :math:`\sum_i \omega_i (-r_i w + \tfrac12 h_i w^2)` (equation
+        ``eq-gb-newton``); ``0.0`` when :math:`\sum_i \omega_i h_i < 10^{-150}`, where the
         loss is flat and no step improves it (scikit-learn's rule).
     """
     r = check_reals(residual, "residual")
