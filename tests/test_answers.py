@@ -79,11 +79,11 @@ def test_usual_mistakes_are_named(label):
 
 
 def test_formula_answers_are_compared_as_functions(capsys):
-    for text in ["(1 - 1/N)**m", "(1-1/N)^m", "exp(m*log(1 - 1/N))", "((N - 1)/N)**m"]:
+    for text in ["(1 - 1/N)**n", "(1-1/N)^n", "exp(n*log(1 - 1/N))", "((N - 1)/N)**n"]:
         check_answer("ex-oob-subsample", text)
     assert capsys.readouterr().out.count("\u2714") == 4
-    message = failure("ex-oob-subsample", "exp(-m/N)")
-    assert "your formula is the limit exp(-m/N)" in message
+    message = failure("ex-oob-subsample", "exp(-n/N)")
+    assert "your formula is the limit exp(-n/N)" in message
     assert "(1 - 1/N)" not in message and "1 - 1/N" not in message.split("differs")[0][-40:]
     with pytest.raises(ValueError, match="uses 'os'|only the functions"):
         check_answer("ex-oob-subsample", "os.system('true')")

@@ -7,8 +7,8 @@ the check compares it with the answer computed at the moment of the check, from
 the book's reference implementation; it never prints the answer::
 
     >>> from ensembles_verified.answers import check_answer
-    >>> check_answer("ex-oob-subsample", "(1 - 1/N)**m")  # doctest: +SKIP
-    ✔ ex-oob-subsample: right (your formula agrees with the answer on 40 random values of N, m).
+    >>> check_answer("ex-oob-subsample", "(1 - 1/N)**n")  # doctest: +SKIP
+    ✔ ex-oob-subsample: right (your formula agrees with the answer on 40 random values of N, n).
 
 A wrong answer raises an ``AssertionError`` that says which quantity was asked
 for, the tolerance of the comparison, your own value and, when your value is

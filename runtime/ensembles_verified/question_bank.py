@@ -30,7 +30,7 @@ def _register(q: Question) -> None:
     QUESTIONS[q.label] = q
 
 
-# --- chapter 1 ---------------------------------------------------------------------------------
+# --- chapter 1 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-intro-majority-bound",
     "the largest possible error of the majority vote of three classifiers that each err "
@@ -44,8 +44,8 @@ _register(Question(
               ("3 eps, the union bound without the factor 1/2", lambda eps: min(3 * eps, 1.0))),
 ))
 
-# --- chapter 2 ---------------------------------------------------------------------------------
 _VAR_F = 0.5 - 2 / math.pi + 1 / 3  # the variance of sin(2 pi X) + 2X, X uniform on [0, 1]
+# --- chapter 2 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-bv-mean",
     "the variance of the mean predictor at any x, for N = {N} training points and noise "
@@ -60,7 +60,7 @@ _register(Question(
                lambda N, sigma: (_VAR_F + 1 + sigma**2) / N)),
 ))
 
-# --- chapter 3 ---------------------------------------------------------------------------------
+# --- chapter 3 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-crowds-three",
     "the accuracy p in (1/2, 1) at which the gain p^2 (3 - 2p) - p of three voters is largest",
@@ -90,7 +90,6 @@ _register(Question(
                lambda p, delta: math.log(1 / delta) / (p - 0.5) ** 2)),
 ))
 
-# --- chapter 3b --------------------------------------------------------------------------------
 
 
 def _gini(c):
@@ -113,6 +112,7 @@ def _draw_split(rng):
             return c
 
 
+# --- chapter 4 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-tree-gini-concave",
     "the Gini decrease of the split of a node into a left child with class counts "
@@ -126,19 +126,19 @@ _register(Question(
                    - (_gini([left0, left1]) + _gini([right0, right1])) / 2)),),
 ))
 
-# --- chapter 4 ---------------------------------------------------------------------------------
+# --- chapter 5 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-oob-subsample",
-    "the probability that a given point is out of bag when m points are drawn with "
-    "replacement from N (a formula in N and m)",
+    "the probability that a given point is out of bag when n points are drawn with "
+    "replacement from N (a formula in N and n)",
     book={},
-    answer=lambda N, m: (1.0 - 1.0 / N) ** m,
-    variables={"N": (2, 500, True), "m": (1, 800, True)},
+    answer=lambda N, n: (1.0 - 1.0 / N) ** n,
+    variables={"N": (2, 500, True), "n": (1, 800, True)},
     rtol=1e-9,
-    formula="(1 - 1/N)**m",
-    mistakes=(("the limit exp(-m/N)", lambda N, m: np.exp(-m / N)),
-              ("(1 - 1/N)^N, the full bootstrap", lambda N, m: (1.0 - 1.0 / N) ** N),
-              ("(1 - m/N), drawing without replacement", lambda N, m: 1.0 - m / N)),
+    formula="(1 - 1/N)**n",
+    mistakes=(("the limit exp(-n/N)", lambda N, n: np.exp(-n / N)),
+              ("(1 - 1/N)^N, the full bootstrap", lambda N, n: (1.0 - 1.0 / N) ** N),
+              ("(1 - n/N), drawing without replacement", lambda N, n: 1.0 - n / N)),
 ))
 _register(Question(
     "ex-oob-enough-members",
@@ -153,13 +153,13 @@ _register(Question(
               ("ln N / P_N", lambda N: math.log(N) / _p_oob(N))),
 ))
 
-# --- chapter 5 ---------------------------------------------------------------------------------
 
 
 def _p_blind(d, k, m):
     return math.comb(d - k, m) / math.comb(d, m)
 
 
+# --- chapter 6 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-rf-per-tree",
     "the probability that every one of the s = {s} internal nodes of a tree is blind when the "
@@ -174,7 +174,6 @@ _register(Question(
                 lambda d, k, m, s: (1 - k / d) ** (m * s))),
 ))
 
-# --- chapter 6 ---------------------------------------------------------------------------------
 
 
 def _weighted_vote_accuracy(a1, a2, a3, a4, a5):
@@ -202,6 +201,7 @@ def _draw_accuracies(rng):
             return dict(zip(("a1", "a2", "a3", "a4", "a5"), a.tolist()))
 
 
+# --- chapter 7 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-vote-weights",
     "the accuracy of the log-odds weighted vote of five independent members right with "
@@ -214,7 +214,7 @@ _register(Question(
               ("the best member's accuracy", lambda a1, a2, a3, a4, a5: max(a1, a2, a3, a4, a5))),
 ))
 
-# --- chapter 7 ---------------------------------------------------------------------------------
+# --- chapter 8 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-adaboost-rounds",
     "the number of rounds ln N / (2 gamma^2) (a real number) beyond which AdaBoost's training "
@@ -239,7 +239,7 @@ _register(Question(
                lambda K, eps: (K - 1) ** 2 / K * math.log((1 - eps) / eps))),
 ))
 
-# --- chapter 8 ---------------------------------------------------------------------------------
+# --- chapter 9 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-gb-linear-ols",
     "the fraction of the least-squares correction y_OLS - y_bar that boosting lines with "
@@ -251,7 +251,7 @@ _register(Question(
               ("(1 - nu)^M, the part that remains", lambda nu, M: (1 - nu) ** M)),
 ))
 
-# --- chapter 9 ---------------------------------------------------------------------------------
+# --- chapter 10 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-xgb-shrunken-mean",
     "the optimal weight of a leaf of the half squared error with n = {n} points whose residuals "
@@ -268,7 +268,6 @@ _register(Question(
 ))
 
 
-# --- chapter 9b --------------------------------------------------------------------------------
 
 
 def _goss_factor(N, a, b):
@@ -285,6 +284,7 @@ def _draw_goss(rng):
             return p
 
 
+# --- chapter 11 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-modern-goss-proof",
     "the factor M/m that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
@@ -297,7 +297,7 @@ _register(Question(
               ("b/(1 - a), the inverted factor", lambda N, a, b: b / (1 - a))),
 ))
 
-# --- chapter 10 --------------------------------------------------------------------------------
+# --- chapter 12 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-moe-constant-gate",
     "the gate's M-step weight pi_1 of the first expert when the responsibilities of the first "
@@ -308,7 +308,7 @@ _register(Question(
     mistakes=(("the sum of the responsibilities, not divided by N", lambda N, r1: r1),),
 ))
 
-# --- chapter 11 --------------------------------------------------------------------------------
+# --- chapter 13 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-scale-workers",
     "the number of workers K* at which building the histograms of a level takes as long as "

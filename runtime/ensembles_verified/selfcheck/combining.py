@@ -19,9 +19,9 @@ def _votes_cases(rng: np.random.Generator) -> list[dict]:
     cases = [{"votes": np.array([[1, -1, 1], [1, 1, -1], [-1, 1, -1]], dtype=float)},
              {"votes": np.array([[1.0, -1.0]])}]
     for _ in range(12):
-        T = 2 * int(rng.integers(1, 8)) + 1
+        M = 2 * int(rng.integers(1, 8)) + 1
         n = int(rng.integers(1, 12))
-        cases.append({"votes": rng.choice(np.array([-1.0, 1.0]), size=(T, n))})
+        cases.append({"votes": rng.choice(np.array([-1.0, 1.0]), size=(M, n))})
     return cases
 
 
@@ -32,9 +32,9 @@ def check_majority_vote(student_fn: Callable[[np.ndarray], np.ndarray], random_s
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(votes) -> ndarray`` for ``votes`` of shape (T, n) holding
-        the labels :math:`h_t(x_i) \in \{-1, +1\}` of ``T`` (odd) members on ``n``
-        points: the ensemble's label :math:`\operatorname{sign}\sum_t h_t(x_i)`
+        ``student_fn(votes) -> ndarray`` for ``votes`` of shape (M, n) holding
+        the labels :math:`h_m(x_i) \in \{-1, +1\}` of ``M`` (odd) members on ``n``
+        points: the ensemble's label :math:`\operatorname{sign}\sum_m h_m(x_i)`
         for every point, shape (n,).
     random_state : None, int or numpy.random.Generator
         Seed of the random cases (``None``: new cases on every call).
@@ -166,14 +166,14 @@ def check_bias_variance(student_fn: Callable[[np.ndarray, np.ndarray], Any],
 
 
 def check_condorcet(student_fn: Callable[[float, int], float], random_state: Any = None) -> None:
-    r"""Check ``student_fn(p, T)``: the error of a majority of independent voters.
+    r"""Check ``student_fn(p, M)``: the error of a majority of independent voters.
 
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(p, T) -> float`` for an **odd** number of voters ``T``, each
+        ``student_fn(p, M) -> float`` for an **odd** number of voters ``M``, each
         correct independently with probability ``p``: the probability that the
-        majority vote is wrong (fewer than ``T/2`` voters correct).
+        majority vote is wrong (fewer than ``M/2`` voters correct).
     random_state : None, int or numpy.random.Generator
         Seed of the random cases.
 
@@ -187,33 +187,33 @@ def check_condorcet(student_fn: Callable[[float, int], float], random_state: Any
     from ensemble_ref import majority_error
 
     rng, repeat = _seed(random_state)
-    cases = _grid(p=(0.55, 0.9, 0.45), T=(1, 3, 11, 101))
-    cases += [{"p": float(rng.uniform(0.3, 0.95)), "T": 2 * int(rng.integers(0, 30)) + 1}
+    cases = _grid(p=(0.55, 0.9, 0.45), M=(1, 3, 11, 101))
+    cases += [{"p": float(rng.uniform(0.3, 0.95)), "M": 2 * int(rng.integers(0, 30)) + 1}
               for _ in range(8)]
 
-    def at_most_half(p, T):
-        return sum(comb(T, t) * p**t * (1 - p) ** (T - t) for t in range(T + 1) if 2 * t <= T + 1)
+    def at_most_half(p, M):
+        return sum(comb(M, t) * p**t * (1 - p) ** (M - t) for t in range(M + 1) if 2 * t <= M + 1)
 
-    _run("check_condorcet", student_fn, cases, lambda p, T: majority_error(p, T),
+    _run("check_condorcet", student_fn, cases, lambda p, M: majority_error(p, M),
          "ensemble_ref.majority_error",
-         formula="eq-condorcet-exact, sum over t < T/2 of C(T, t) p^t (1 - p)^(T - t)",
+         formula="eq-condorcet-exact, sum over k < M/2 of C(M, k) p^k (1 - p)^(M - k)",
          rtol=1e-8, atol=1e-15,
          mistakes=[("the accuracy of the majority, 1 - error",
-                    lambda p, T: 1 - majority_error(p, T)),
-                   ("a sum that also counts t = (T + 1)/2 correct votes as an error", at_most_half),
-                   ("the error of one voter, 1 - p", lambda p, T: 1 - p)],
+                    lambda p, M: 1 - majority_error(p, M)),
+                   ("a sum that also counts k = (M + 1)/2 correct votes as an error", at_most_half),
+                   ("the error of one voter, 1 - p", lambda p, M: 1 - p)],
          repeat=repeat)
 
 
 def check_condorcet_bound(student_fn: Callable[[float, int], float], random_state: Any = None
                           ) -> None:
-    r"""Check ``student_fn(p, T)``: the Chernoff bound on the error of an independent majority.
+    r"""Check ``student_fn(p, M)``: the Chernoff bound on the error of an independent majority.
 
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(p, T) -> float`` for ``1/2 <= p <= 1`` and ``T >= 1``: the bound
-        :math:`\tfrac12 (1 - 4\epsilon^2)^{T/2}` with :math:`\epsilon = p - \tfrac12`.
+        ``student_fn(p, M) -> float`` for ``1/2 <= p <= 1`` and ``M >= 1``: the bound
+        :math:`\tfrac12 (1 - 4\gamma^2)^{M/2}` with :math:`\gamma = p - \tfrac12`.
     random_state : None, int or numpy.random.Generator
         Seed of the random cases.
 
@@ -221,23 +221,23 @@ def check_condorcet_bound(student_fn: Callable[[float, int], float], random_stat
     -----
     Reference: :func:`ensemble_ref.math.crowds.condorcet_bound` (equation
     ``eq-condorcet-bound``). Recognised mistakes: Hoeffding's weaker
-    :math:`e^{-2T\epsilon^2}`, the bound without its factor 1/2, and the exponent
-    :math:`T` in place of :math:`T/2`.
+    :math:`e^{-2M\gamma^2}`, the bound without its factor 1/2, and the exponent
+    :math:`M` in place of :math:`M/2`.
     """
     from ensemble_ref import condorcet_bound
 
     rng, repeat = _seed(random_state)
-    cases = [{"p": p, "T": T} for p, T in [(0.5, 7), (1.0, 3), (0.6, 1), (0.7, 25)]]
-    cases += [{"p": float(rng.uniform(0.5, 1.0)), "T": int(rng.integers(1, 200))} for _ in range(10)]
-    _run("check_condorcet_bound", student_fn, cases, lambda p, T: condorcet_bound(p, T),
+    cases = [{"p": p, "M": M} for p, M in [(0.5, 7), (1.0, 3), (0.6, 1), (0.7, 25)]]
+    cases += [{"p": float(rng.uniform(0.5, 1.0)), "M": int(rng.integers(1, 200))} for _ in range(10)]
+    _run("check_condorcet_bound", student_fn, cases, lambda p, M: condorcet_bound(p, M),
          "ensemble_ref.math.crowds.condorcet_bound",
-         formula="eq-condorcet-bound, (1/2) (1 - 4 eps^2)^(T/2) with eps = p - 1/2",
+         formula="eq-condorcet-bound, (1/2) (1 - 4 gamma^2)^(M/2) with gamma = p - 1/2",
          rtol=1e-9, atol=1e-15,
-         mistakes=[("Hoeffding's bound exp(-2 T eps^2)", lambda p, T: np.exp(-2 * T * (p - 0.5) ** 2)),
+         mistakes=[("Hoeffding's bound exp(-2 M gamma^2)", lambda p, M: np.exp(-2 * M * (p - 0.5) ** 2)),
                    ("the bound without its factor 1/2",
-                    lambda p, T: (1 - 4 * (p - 0.5) ** 2) ** (T / 2)),
-                   ("the exponent T instead of T/2",
-                    lambda p, T: 0.5 * (1 - 4 * (p - 0.5) ** 2) ** T)],
+                    lambda p, M: (1 - 4 * (p - 0.5) ** 2) ** (M / 2)),
+                   ("the exponent M instead of M/2",
+                    lambda p, M: 0.5 * (1 - 4 * (p - 0.5) ** 2) ** M)],
          repeat=repeat)
 
 
@@ -289,7 +289,7 @@ def check_log_odds_weights(student_fn: Callable[[np.ndarray], np.ndarray],
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(p) -> ndarray``, for the accuracies ``p`` (shape (T,), in
+        ``student_fn(p) -> ndarray``, for the accuracies ``p`` (shape (M,), in
         (0, 1)) of independent two-class voters: the weights
         :math:`w_t = \ln\frac{p_t}{1 - p_t}` of the weighted majority that is
         most often right.
