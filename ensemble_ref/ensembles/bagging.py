@@ -6,9 +6,9 @@ of a base estimator (``n_estimators``), member ``t`` on the points of a sample
 
 .. math::
 
-    \\bar f(x) = \\frac{1}{M} \\sum_{t=1}^{M} f_t(x),
+    \\bar f(x) = \\frac{1}{M} \\sum_{t=1}^{M} h_t(x),
 
-equation ``eq-bagging-average``. For a classifier, ``f_t(x)`` is the
+equation ``eq-bagging-average``. For a classifier, ``h_t(x)`` is the
 member's vector of class probabilities (a one-hot vote if it has none) and the
 prediction is the class of largest average. ``I^(t)`` draws ``max_samples``
 points *with* replacement (``bootstrap=True``, bagging) or *without* it
@@ -20,7 +20,7 @@ prediction
 
 .. math::
 
-    \\hat f^{\\mathrm{OOB}}(x_i) = \\frac{1}{|\\mathcal M_i|} \\sum_{t \\in \\mathcal M_i} f_t(x_i),
+    \\hat f^{\\mathrm{OOB}}(x_i) = \\frac{1}{|\\mathcal M_i|} \\sum_{t \\in \\mathcal M_i} h_t(x_i),
     \\qquad \\mathcal M_i = \\{t : i \\notin I^{(t)}\\},
 
 equation ``eq-oob-estimate``, an honest estimate of the ensemble's error

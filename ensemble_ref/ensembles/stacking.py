@@ -3,8 +3,8 @@
 Algorithm ``alg-stacking`` of the book:
 
 1. split ``{0, ..., N-1}`` into ``K`` folds ``F_1, ..., F_K`` (:func:`stratified_kfold_indices`);
-2. for every fold ``F_j`` and member ``t``, train ``f_t^{(-j)}`` on the other
-   folds and set the *out-of-fold meta-feature* ``z_it = f_t^{(-j)}(x_i)`` for
+2. for every fold ``F_j`` and member ``t``, train ``h_t^{(-j)}`` on the other
+   folds and set the *out-of-fold meta-feature* ``z_it = h_t^{(-j)}(x_i)`` for
    ``i`` in ``F_j``;
 3. train the meta-model ``g`` on ``{(z_i, y_i)}``;
 4. refit every member on all the data; predict ``g(f_1(x), ..., f_M(x))``.

@@ -11,7 +11,7 @@ probabilities :math:`p_{tk}(x)` and predicted labels :math:`\\hat y_t(x)`,
     \\quad\\text{(soft, eq-soft-vote)},
 
 ties going to the lowest class. A voting regressor predicts the weighted mean
-:math:`\\sum_t w_t f_t(x) / \\sum_t w_t`.
+:math:`\\sum_t w_t h_t(x) / \\sum_t w_t`.
 """
 
 from __future__ import annotations
@@ -236,7 +236,7 @@ class VotingRegressor(RegressorMixin, _NamedEstimators):
 
     Notes
     -----
-    ``predict`` returns :math:`\\sum_t w_t f_t(x) / \\sum_t w_t`, the regression
+    ``predict`` returns :math:`\\sum_t w_t h_t(x) / \\sum_t w_t`, the regression
     counterpart of ``eq-soft-vote``.
     """
 

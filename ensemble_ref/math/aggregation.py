@@ -1,6 +1,6 @@
 """Aggregating the members of a parallel ensemble: staged and out-of-bag errors.
 
-A bagged ensemble predicts by averaging its members' outputs ``f_t(x)``
+A bagged ensemble predicts by averaging its members' outputs ``h_t(x)``
 (class-probability vectors or one-hot votes for a classifier, numbers for a
 regressor). Two questions of the chapters *Bagging, pasting and out-of-bag
 estimation* and *Random forests* need the members' outputs one by one:
@@ -11,7 +11,7 @@ estimation* and *Random forests* need the members' outputs one by one:
   predicted by the average over the members whose training sample missed it,
 
   .. math:: \\hat f^{\\mathrm{OOB}}(x_i) = \\frac{1}{|\\mathcal M_i|}
-            \\sum_{t \\in \\mathcal M_i} f_t(x_i),
+            \\sum_{t \\in \\mathcal M_i} h_t(x_i),
             \\qquad \\mathcal M_i = \\{t : c_{ti} = 0\\},
 
   where :math:`c_{ti}` is the number of times member ``t`` drew point ``i``;
@@ -174,7 +174,7 @@ def oob_aggregate(in_bag: np.ndarray, outputs: np.ndarray) -> tuple[np.ndarray, 
     oob = (c == 0).astype(np.float64)  # 1 when member t never drew point i
     n_oob = oob.sum(axis=0).astype(np.int64)  # |M_i|
     w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
-    total = (w * F).sum(axis=0)  # sum over t in M_i of f_t(x_i)
+    total = (w * F).sum(axis=0)  # sum over t in M_i of h_t(x_i)
     return _oob_mean(total, n_oob), n_oob
 
 
@@ -185,7 +185,7 @@ def _counts(in_bag: np.ndarray, F: np.ndarray) -> np.ndarray:
 
 
 def _oob_mean(total: np.ndarray, n_oob: np.ndarray) -> np.ndarray:
-    """sum_{t in M_i} f_t(x_i) / |M_i| per point (rows of shape () or (K,)); NaN when M_i is empty."""
+    """sum_{t in M_i} h_t(x_i) / |M_i| per point (rows of shape () or (K,)); NaN when M_i is empty."""
     with np.errstate(invalid="ignore", divide="ignore"):
         oob_mean = total / n_oob.reshape((-1,) + (1,) * (total.ndim - 1))  # eq-oob-estimate
     oob_mean[n_oob == 0] = np.nan
