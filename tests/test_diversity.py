@@ -115,3 +115,118 @@ def test_mismatched_lengths():
     forest = RandomForestClassifier(5, random_state=0).fit(X, y)
     with pytest.raises(ValueError, match="y must have shape"):
         member_diversity(forest, X, y[:-1])
+
+
+# --- pairwise measures, ambiguity, negative correlation, selection ---------------------------
+
+from itertools import combinations  # noqa: E402
+
+from sklearn.metrics import cohen_kappa_score  # noqa: E402
+
+from ensemble_ref.math.diversity import (  # noqa: E402
+    disagreement,
+    double_fault,
+    error_ambiguity,
+    forward_selection,
+    kappa_statistic,
+    ncl_gradient,
+    pair_mean,
+    q_statistic,
+)
+
+
+def _oracle(seed, M=5, n=300):
+    rng = np.random.default_rng(seed)
+    return (rng.random((M, n)) < rng.uniform(0.55, 0.9, size=(M, 1))).astype(int)
+
+
+def test_pairwise_measures_by_counting():
+    C = _oracle(10)
+    for m, k in combinations(range(C.shape[0]), 2):
+        a, b = C[m], C[k]
+        n11, n00 = np.sum((a == 1) & (b == 1)), np.sum((a == 0) & (b == 0))
+        n10, n01 = np.sum((a == 1) & (b == 0)), np.sum((a == 0) & (b == 1))
+        assert q_statistic(C)[m, k] == pytest.approx((n11 * n00 - n01 * n10) / (n11 * n00 + n01 * n10))
+        assert disagreement(C)[m, k] == pytest.approx(np.mean(a != b))
+        assert double_fault(C)[m, k] == pytest.approx(np.mean((a == 0) & (b == 0)))
+    np.testing.assert_allclose(q_statistic(C), q_statistic(C).T)
+    np.testing.assert_allclose(np.diag(double_fault(C)), 1 - C.mean(axis=1))
+
+
+def test_kappa_against_sklearn():
+    rng = np.random.default_rng(11)
+    labels = rng.choice(["a", "b", "c"], size=(4, 200), p=[0.5, 0.3, 0.2])
+    K = kappa_statistic(labels)
+    for m, k in combinations(range(4), 2):
+        assert K[m, k] == pytest.approx(cohen_kappa_score(labels[m], labels[k]), abs=1e-12)
+    np.testing.assert_allclose(np.diag(K), 1.0)
+
+
+def test_pair_mean_and_correlation_share_the_average():
+    S = np.arange(16.0).reshape(4, 4)
+    assert pair_mean(S) == pytest.approx((S.sum() - np.trace(S)) / 12)
+
+
+def test_disagreement_is_the_variance_of_the_mean_vote():
+    """mean disagreement = 2M/(M-1) [p(1-p) - Var(X-bar)] (Kohavi-Wolpert)."""
+    C = _oracle(12, M=7, n=500)
+    M, share = C.shape[0], C.mean(axis=0)
+    p = C.mean()
+    assert pair_mean(disagreement(C)) == pytest.approx(2 * M / (M - 1) * (p * (1 - p) - share.var()))
+
+
+def test_q_undefined_and_bad_values():
+    with pytest.raises(ValueError, match="0/0"):
+        q_statistic(np.ones((2, 10)))
+    with pytest.raises(ValueError, match="only the values"):
+        disagreement(np.full((2, 3), 0.5))
+    with pytest.raises(ValueError, match="same label"):
+        kappa_statistic(np.zeros((2, 5)))
+
+
+def test_error_ambiguity_identity_and_weights():
+    rng = np.random.default_rng(13)
+    P, y = rng.normal(size=(6, 100)), rng.normal(size=100)
+    for w in (None, rng.dirichlet(np.ones(6))):
+        e = error_ambiguity(P, y, w)
+        ww = np.full(6, 1 / 6) if w is None else w
+        assert e.ensemble_error == pytest.approx(np.mean((ww @ P - y) ** 2))
+        assert e.ensemble_error == pytest.approx(e.member_error - e.ambiguity, abs=1e-12)
+        assert e.ambiguity >= 0
+    with pytest.raises(ValueError, match="sum to one"):
+        error_ambiguity(P, y, np.ones(6))
+
+
+def test_ncl_gradient_ends():
+    rng = np.random.default_rng(14)
+    P, y = rng.normal(size=(4, 30)), rng.normal(size=30)
+    np.testing.assert_allclose(ncl_gradient(P, y, 0.0), P - y)
+    np.testing.assert_allclose(ncl_gradient(P, y, 1.0), np.broadcast_to(P.mean(axis=0) - y, P.shape))
+    # the derivative of (1 - lam) sum_m (f_m - y)^2 / 2 + lam M (f_bar - y)^2 / 2
+    lam, eps = 0.3, 1e-6
+
+    def objective(Q):
+        return (1 - lam) * 0.5 * np.sum((Q - y) ** 2) + lam * 4 * 0.5 * np.sum((Q.mean(0) - y) ** 2)
+
+    E = np.zeros_like(P)
+    E[2, 5] = eps
+    numeric = (objective(P + E) - objective(P - E)) / (2 * eps)
+    assert ncl_gradient(P, y, lam)[2, 5] == pytest.approx(numeric, rel=1e-6)
+    with pytest.raises(ValueError, match="lam"):
+        ncl_gradient(P, y, 1.5)
+
+
+def test_forward_selection_against_brute_force_greedy():
+    rng = np.random.default_rng(15)
+    y = rng.normal(size=80)
+    P = y + rng.normal(scale=[[0.3], [0.5], [1.0], [2.0]], size=(4, 80)) + [[0.4], [-0.4], [0], [0]]
+    counts, path = forward_selection(P, y, 10)
+    chosen = []
+    for _ in range(10):
+        errs = [np.mean((np.mean(P[chosen + [k]], axis=0) - y) ** 2) for k in range(4)]
+        chosen.append(int(np.argmin(errs)))
+    np.testing.assert_array_equal(counts, np.bincount(chosen, minlength=4))
+    assert counts.sum() == 10 and path[-1] == pytest.approx(np.mean((counts @ P / 10 - y) ** 2))
+    assert path[0] == pytest.approx(min(np.mean((P - y) ** 2, axis=1)))
+    with pytest.raises(ValueError, match="n_steps"):
+        forward_selection(P, y, 0)
