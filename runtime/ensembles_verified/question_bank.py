@@ -287,12 +287,12 @@ def _draw_goss(rng):
 # --- chapter 11 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-modern-goss-proof",
-    "the factor M/m that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
+    "the factor |A^c|/|B| that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
     book={"N": 43, "a": 0.2, "b": 0.15},
     answer=_goss_factor,
     draw=_draw_goss,
     rtol=1e-6,
-    mistakes=(("(1 - a)/b, which is M/m only when aN and bN are integers",
+    mistakes=(("(1 - a)/b, which is |A^c|/|B| only when aN and bN are integers",
                lambda N, a, b: (1 - a) / b),
               ("b/(1 - a), the inverted factor", lambda N, a, b: b / (1 - a))),
 ))
@@ -311,15 +311,15 @@ _register(Question(
 # --- chapter 13 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-scale-workers",
-    "the number of workers K* at which building the histograms of a level takes as long as "
-    "its ring all-reduce, with the ring's factor 2 (K - 1)/K taken at its limit 2, for N = {N} rows, "
-    "B = {B} bins, m = {m} node(s) and a = c",
-    book={"N": 10**8, "B": 256, "m": 1},
-    answer=lambda N, B, m: N / (4 * B * m),
+    "the number of workers C* at which building the histograms of a level takes as long as "
+    "its ring all-reduce, with the ring's factor 2 (C - 1)/C taken at its limit 2, for N = {N} rows, "
+    "B = {B} bins, q = {q} node(s) and a = c",
+    book={"N": 10**8, "B": 256, "q": 1},
+    answer=lambda N, B, q: N / (4 * B * q),
     draw=lambda rng: {"N": int(10 ** rng.integers(6, 10)),
-                      "B": int(rng.choice([32, 64, 128, 256])), "m": int(2 ** rng.integers(0, 8))},
+                      "B": int(rng.choice([32, 64, 128, 256])), "q": int(2 ** rng.integers(0, 8))},
     rtol=1e-3,
-    mistakes=(("N / (2 B m), the all-reduce without the ring's factor 2 (K - 1)/K",
-               lambda N, B, m: N / (2 * B * m)),
-              ("N / (4 B), the root level whatever m", lambda N, B, m: N / (4 * B))),
+    mistakes=(("N / (2 B q), the all-reduce without the ring's factor 2 (C - 1)/C",
+               lambda N, B, q: N / (2 * B * q)),
+              ("N / (4 B), the root level whatever q", lambda N, B, q: N / (4 * B))),
 ))

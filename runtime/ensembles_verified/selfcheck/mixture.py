@@ -162,8 +162,8 @@ def check_load_balancing_loss(student_fn: Callable[[np.ndarray, np.ndarray], flo
     student_fn : callable
         ``student_fn(gate, assignment) -> float`` with ``gate`` of shape (n, E)
         (the router's probabilities) and ``assignment`` of shape (n,) (the expert
-        each input is sent to). It returns :math:`E \sum_e f_e P_e`, with
-        :math:`f_e` the fraction of inputs sent to expert :math:`e` and
+        each input is sent to). It returns :math:`\mathcal{A} = E \sum_e \phi_e P_e`, with
+        :math:`\phi_e` the fraction of inputs sent to expert :math:`e` and
         :math:`P_e` the mean of ``gate[:, e]``.
     random_state : None, int or numpy.random.Generator, default=0
         Seed of the random cases (``None``: new cases on every call).
@@ -182,8 +182,8 @@ def check_load_balancing_loss(student_fn: Callable[[np.ndarray, np.ndarray], flo
     def counts(gate, assignment):
         return load_balancing_loss(gate, assignment) * gate.shape[0]
 
-    mistakes = [("the loss without the factor E, sum_e f_e P_e", no_factor),
-                ("counts of inputs in place of the fractions f_e", counts)]
+    mistakes = [("the loss without the factor E, sum_e phi_e P_e", no_factor),
+                ("counts of inputs in place of the fractions phi_e", counts)]
     _run("check_load_balancing_loss", student_fn, _balance_cases(rng), load_balancing_loss,
-         "ensemble_ref.math.mixture.load_balancing_loss", formula="eq-moe-balance, E sum_e f_e P_e",
+         "ensemble_ref.math.mixture.load_balancing_loss", formula="eq-moe-balance, E sum_e phi_e P_e",
          mistakes=mistakes, repeat=repeat)

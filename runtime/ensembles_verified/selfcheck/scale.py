@@ -64,21 +64,21 @@ def check_gradient_histogram(student_fn: Callable[..., np.ndarray], random_state
          repeat=repeat)
 
 
-def _gains(hist, lam, gamma, cumulative=True):
+def _gains(hist, lam, tau, cumulative=True):
     G, H = hist[:, 0], hist[:, 1]
     GL, HL = (np.cumsum(G)[:-1], np.cumsum(H)[:-1]) if cumulative else (G[:-1], H[:-1])
     GR, HR = G.sum() - GL, H.sum() - HL
-    return 0.5 * (GL**2 / (HL + lam) + GR**2 / (HR + lam) - G.sum() ** 2 / (H.sum() + lam)) - gamma
+    return 0.5 * (GL**2 / (HL + lam) + GR**2 / (HR + lam) - G.sum() ** 2 / (H.sum() + lam)) - tau
 
 
 def check_histogram_gains(student_fn: Callable[[np.ndarray, float, float], np.ndarray],
                           random_state: Any = None) -> None:
-    r"""Check ``student_fn(hist, lam, gamma)``: the gain of every split of one feature's histogram.
+    r"""Check ``student_fn(hist, lam, tau)``: the gain of every split of one feature's histogram.
 
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(hist, lam, gamma) -> ndarray`` of shape (n_bins - 1,), for the
+        ``student_fn(hist, lam, tau) -> ndarray`` of shape (n_bins - 1,), for the
         histogram ``hist`` of shape (n_bins, 2) of one feature in one node
         (``hist[b] = (G_b, H_b)``): entry ``b`` is the gain (equation ``eq-xgb-gain``) of the
         split "bins ``0 .. b`` go left, the others right".
@@ -90,20 +90,20 @@ def check_histogram_gains(student_fn: Callable[[np.ndarray, float, float], np.nd
     Reference: :func:`ensemble_ref.math.second_order.split_gain` on the cumulative
     sums of the histogram (how :func:`ensemble_ref.math.histograms.best_split` scans
     a feature). Recognised mistakes: a single bin in the place of the cumulative sum,
-    and the gain without gamma.
+    and the gain without the penalty per leaf tau.
     """
     from ensemble_ref import split_gain
 
     rng, repeat = _seed(random_state)
-    cases = [{"hist": np.array([[1.0, 1.0], [-2.0, 1.0], [3.0, 2.0]]), "lam": 1.0, "gamma": 0.0}]
+    cases = [{"hist": np.array([[1.0, 1.0], [-2.0, 1.0], [3.0, 2.0]]), "lam": 1.0, "tau": 0.0}]
     for _ in range(8):
         B = int(rng.integers(2, 12))
         hist = np.column_stack([rng.normal(size=B) * 3, rng.uniform(0.1, 5, B)])
-        cases.append({"hist": hist, "lam": float(rng.uniform(0, 3)), "gamma": float(rng.uniform(0, 1))})
+        cases.append({"hist": hist, "lam": float(rng.uniform(0, 3)), "tau": float(rng.uniform(0, 1))})
 
-    def reference(hist, lam, gamma):
+    def reference(hist, lam, tau):
         G, H = np.cumsum(hist[:, 0]), np.cumsum(hist[:, 1])
-        return np.array([split_gain(G[b], H[b], G[-1] - G[b], H[-1] - H[b], lam, gamma)
+        return np.array([split_gain(G[b], H[b], G[-1] - G[b], H[-1] - H[b], lam, tau)
                          for b in range(len(hist) - 1)])
 
     _run("check_histogram_gains", student_fn, cases, reference,
@@ -111,6 +111,6 @@ def check_histogram_gains(student_fn: Callable[[np.ndarray, float, float], np.nd
          formula="eq-xgb-gain with G_L, H_L the sums of bins 0..b (cumulative) and G_R = G - G_L, "
                  "H_R = H - H_L",
          mistakes=[("the gain of bin b alone against the rest (no cumulative sum)",
-                    lambda hist, lam, gamma: _gains(hist, lam, gamma, cumulative=False)),
-                   ("the gain without gamma", lambda hist, lam, gamma: _gains(hist, lam, 0.0))],
+                    lambda hist, lam, tau: _gains(hist, lam, tau, cumulative=False)),
+                   ("the gain without tau", lambda hist, lam, tau: _gains(hist, lam, 0.0))],
          repeat=repeat)
