@@ -280,6 +280,35 @@ def test_bad_input_raises_naming_the_parameter(call, exc, name):
 # --- with Dask ------------------------------------------------------------------------------
 
 
+class _RecordingClient:
+    """A stand-in for a Dask client: shards held by known workers, every submit recorded."""
+
+    def __init__(self, holders: dict):
+        self.holders, self.submitted = holders, []
+
+    def who_has(self, futures):
+        return {f.key: self.holders[f.key] for f in futures}
+
+    def submit(self, function, shard, *args, **kwargs):
+        self.submitted.append(kwargs)
+        return function(shard.value, *args)
+
+    def gather(self, results):
+        return results
+
+
+def test_dask_map_pins_every_call_to_the_worker_that_holds_its_shard():
+    class Future:
+        def __init__(self, key, value):
+            self.key, self.value = key, value
+
+    client = _RecordingClient({"a": ("tcp://w1",), "b": ("tcp://w2",)})
+    out = dask_map(client)(lambda shard, k: shard * k, [Future("a", 2), Future("b", 3)], 10)
+    assert out == [20, 30]
+    assert [kw["workers"] for kw in client.submitted] == [["tcp://w1"], ["tcp://w2"]]
+    assert all(kw["allow_other_workers"] is False and kw["pure"] is False for kw in client.submitted)
+
+
 def test_tree_built_on_dask_workers_equals_the_single_process_tree():
     distributed = pytest.importorskip("dask.distributed")
     X, y = _data(n=600, seed=7)

@@ -181,10 +181,16 @@ def dask_map(client: Any) -> Callable:
     """A ``map_shards`` that runs ``function`` on the workers holding the shards.
 
     ``shards`` must then be Dask futures (``client.scatter(list_of_shards)``); each call
-    is submitted where its shard lives and only the results (histograms) come back.
+    is pinned to the worker that holds its shard (``workers=``, with
+    ``allow_other_workers=False``), so no row leaves its worker and only the results
+    (histograms) come back. Left to itself, Dask's scheduler now and then copies a
+    shard to another worker and runs the call there.
     """
     def map_shards(function: Callable, shards: Sequence, *args: Any) -> list:
-        futures = [client.submit(function, shard, *args, pure=False) for shard in shards]
+        holders = client.who_has(list(shards))
+        futures = [client.submit(function, shard, *args, pure=False,
+                                 workers=list(holders[shard.key]), allow_other_workers=False)
+                   for shard in shards]
         return client.gather(futures)
     return map_shards
 
