@@ -276,6 +276,20 @@ CASES = {
         [lambda gate, assignment: _balance(gate, assignment) / gate.shape[1],  # without the factor E
          lambda gate, assignment: _balance(gate, assignment) * gate.shape[0]],  # counts, not fractions
     ),
+    "check_q_statistic": (
+        [lambda a, b: _lazy("math.diversity", "q_statistic")(np.vstack([a, b]))[0, 1],
+         lambda a, b: ((a @ b) * ((1 - a) @ (1 - b)) - ((1 - a) @ b) * (a @ (1 - b)))
+         / ((a @ b) * ((1 - a) @ (1 - b)) + ((1 - a) @ b) * (a @ (1 - b)))],
+        [lambda a, b: (np.sum(a == b) - np.sum(a != b)) / len(a),       # sums, not products
+         lambda a, b: 0.0],                                               # a constant
+    ),
+    "check_conformal_quantile": (
+        [_lazy("math.uncertainty", "conformal_quantile"),
+         lambda s, a: float(np.inf if (k := int(np.ceil((1 - a) * (len(s) + 1)))) > len(s)
+                            else np.sort(s)[k - 1])],
+        [lambda s, a: float(np.quantile(s, 1 - a)),                       # numpy's quantile
+         lambda s, a: float(np.sort(s)[int(np.ceil((1 - a) * len(s))) - 1])],   # rank ceil((1-a) n)
+    ),
     "check_goss_weights": (
         [_lazy("math.sampling", "goss_weights"), _goss],
         [lambda g, a, b, rng: _goss(g, a, b, rng, factor=1.0),   # no reweighting

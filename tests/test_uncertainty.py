@@ -4,8 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import multivariate_normal
 
-from ensemble_ref import BaggingRegressor, DecisionTreeRegressor
-from ensemble_ref.math.bootstrap import oob_mask
+from ensemble_ref import BaggingRegressor, DecisionTreeRegressor, oob_mask
 from ensemble_ref.math.uncertainty import (
     bma_weights,
     conformal_quantile,

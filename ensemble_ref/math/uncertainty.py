@@ -8,7 +8,7 @@ Chapter *Diversity, selection and uncertainty*:
   :math:`p(y \mid X_k)` is :func:`log_evidence_linear` (equation ``eq-unc-evidence``), and the
   posterior probabilities of the models are the softmax of the log evidences plus the
   log prior, :func:`bma_weights` (equation ``eq-unc-bma``).
-* **Conformal prediction intervals** at miscoverage level :math:`a` (the papers write
+* **Conformal prediction intervals** at miscoverage level :math:`\delta` (the papers write
   :math:`\alpha`): the conformal quantile :func:`conformal_quantile` (equation
   ``eq-unc-quantile``), split conformal :func:`split_conformal_interval` (equation
   ``eq-unc-split``) and the jackknife+-after-bootstrap of Kim, Xu and Barber
@@ -86,41 +86,41 @@ def bma_weights(log_evidence: Any, prior: Any = None) -> np.ndarray:
     return mixture._softmax((e + np.log(p))[None, :])[0]  # eq-unc-bma
 
 
-def _conformal_quantile(scores, a, axis=-1):
-    """The ceil((1 - a)(n + 1))-th smallest score along ``axis``, +inf when that rank exceeds n (eq-unc-quantile)."""
+def _conformal_quantile(scores, delta, axis=-1):
+    """The ceil((1 - delta)(n + 1))-th smallest score along ``axis``, +inf past n (eq-unc-quantile)."""
     n = scores.shape[axis]
-    k = int(np.ceil((1.0 - a) * (n + 1) - 1e-12))                 # the rank; 1e-12 absorbs rounding
+    k = int(np.ceil((1.0 - delta) * (n + 1) - 1e-12))  # the rank; 1e-12 absorbs rounding
     if k > n:
         return np.full(np.delete(scores.shape, axis if axis >= 0 else scores.ndim + axis), np.inf)
     return np.take(np.sort(scores, axis=axis), k - 1, axis=axis)  # eq-unc-quantile
 
 
-def _level(a: Any) -> float:
+def _level(delta: Any) -> float:
     """The miscoverage level, a number in (0, 1)."""
-    return float(check_reals(a, "a", 0.0, 1.0, low_open=True, high_open=True, ndim=0))
+    return float(check_reals(delta, "delta", 0.0, 1.0, low_open=True, high_open=True, ndim=0))
 
 
-def conformal_quantile(scores: Any, a: float) -> float:
-    r"""The conformal quantile of ``n`` scores at miscoverage level :math:`a` (equation ``eq-unc-quantile``).
+def conformal_quantile(scores: Any, delta: float) -> float:
+    r"""The conformal quantile of ``n`` scores at miscoverage level :math:`\delta` (equation ``eq-unc-quantile``).
 
     Parameters
     ----------
     scores : array-like of shape (n,)
-    a : float in (0, 1)
+    delta : float in (0, 1)
 
     Returns
     -------
     float
-        The :math:`\lceil (1 - a)(n + 1) \rceil`-th smallest score (``inf`` when that
-        rank exceeds :math:`n`): the empirical :math:`(1 - a)` quantile of the scores with
+        The :math:`\lceil (1 - \delta)(n + 1) \rceil`-th smallest score (``inf`` when that
+        rank exceeds :math:`n`): the empirical :math:`(1 - \delta)` quantile of the scores with
         one more point, :math:`+\infty`, among them.
     """
     s = check_reals(scores, "scores", vector=True)
-    return float(_conformal_quantile(s, _level(a)))
+    return float(_conformal_quantile(s, _level(delta)))
 
 
 def split_conformal_interval(calibration_predictions: Any, y_calibration: Any, test_predictions: Any,
-                             a: float) -> tuple[np.ndarray, np.ndarray]:
+                             delta: float) -> tuple[np.ndarray, np.ndarray]:
     r"""Split conformal prediction intervals (equation ``eq-unc-split``).
 
     Parameters
@@ -129,7 +129,7 @@ def split_conformal_interval(calibration_predictions: Any, y_calibration: Any, t
         A model's predictions on a calibration set it was not trained on.
     y_calibration : array-like of shape (n,)
     test_predictions : array-like of shape (n_test,)
-    a : float in (0, 1)
+    delta : float in (0, 1)
         Miscoverage level.
 
     Returns
@@ -137,18 +137,18 @@ def split_conformal_interval(calibration_predictions: Any, y_calibration: Any, t
     lower, upper : ndarrays of shape (n_test,)
         :math:`\hat f(x) \mp q`, with :math:`q` the conformal quantile of the calibration
         residuals :math:`|y_i - \hat f(x_i)|`. For exchangeable data the coverage is at
-        least :math:`1 - a` (and below :math:`1 - a + 1/(n + 1)` without ties).
+        least :math:`1 - \delta` (and below :math:`1 - \delta + 1/(n + 1)` without ties).
     """
     pred = check_reals(calibration_predictions, "calibration_predictions", vector=True)
     y = check_reals(y_calibration, "y_calibration", vector=True)
     check_shape(y, "y_calibration", pred.shape, described=f"{pred.shape} to match calibration_predictions")
     test = check_reals(test_predictions, "test_predictions", vector=True)
-    q = _conformal_quantile(np.abs(y - pred), _level(a))
+    q = _conformal_quantile(np.abs(y - pred), _level(delta))
     return test - q, test + q  # eq-unc-split
 
 
 def jackknife_plus_after_bootstrap(train_predictions: Any, test_predictions: Any, in_bag: Any, y: Any,
-                                   a: float) -> tuple[np.ndarray, np.ndarray]:
+                                   delta: float) -> tuple[np.ndarray, np.ndarray]:
     r"""Jackknife+-after-bootstrap intervals from a bagged ensemble (equation ``eq-unc-jab``).
 
     Parameters
@@ -161,7 +161,7 @@ def jackknife_plus_after_bootstrap(train_predictions: Any, test_predictions: Any
         ``in_bag[m, i]``: member ``m``'s sample drew point ``i``. Every point must be out of
         at least one member's sample.
     y : array-like of shape (n,)
-    a : float in (0, 1)
+    delta : float in (0, 1)
         Miscoverage level (Kim, Xu and Barber write :math:`\alpha`).
 
     Returns
@@ -169,10 +169,10 @@ def jackknife_plus_after_bootstrap(train_predictions: Any, test_predictions: Any
     lower, upper : ndarrays of shape (n_test,)
         With :math:`\mu_{-i}` the average of the members whose sample left out point ``i``
         and :math:`R_i = |y_i - \mu_{-i}(x_i)|` (the out-of-bag residual), the
-        :math:`\lfloor a(n+1) \rfloor`-th smallest of :math:`\mu_{-i}(x) - R_i` and the
-        :math:`\lceil (1-a)(n+1) \rceil`-th smallest of :math:`\mu_{-i}(x) + R_i`. When the
+        :math:`\lfloor \delta(n+1) \rfloor`-th smallest of :math:`\mu_{-i}(x) - R_i` and the
+        :math:`\lceil (1-\delta)(n+1) \rceil`-th smallest of :math:`\mu_{-i}(x) + R_i`. When the
         number of members is drawn from a binomial law (the paper's condition) the coverage is at
-        least :math:`1 - 2a`.
+        least :math:`1 - 2\delta`.
     """
     P = check_array(train_predictions, "train_predictions")
     y = check_reals(y, "y", vector=True)
@@ -188,7 +188,7 @@ def jackknife_plus_after_bootstrap(train_predictions: Any, test_predictions: Any
     weights = out / n_out                                   # column i averages the members without i
     R = np.abs(y - np.sum(weights * P, axis=0))             # out-of-bag residuals R_i
     mu = weights.T @ T                                      # mu_{-i}(x), shape (n, n_test)
-    a = _level(a)
-    upper = _conformal_quantile(mu + R[:, None], a, axis=0)
-    lower = -_conformal_quantile(-(mu - R[:, None]), a, axis=0)
+    delta = _level(delta)
+    upper = _conformal_quantile(mu + R[:, None], delta, axis=0)
+    lower = -_conformal_quantile(-(mu - R[:, None]), delta, axis=0)
     return lower, upper  # eq-unc-jab

@@ -75,20 +75,20 @@ def check_q_statistic(student_fn: Callable[[np.ndarray, np.ndarray], float], ran
 
 
 def _quantile_cases(rng: np.random.Generator) -> list[dict]:
-    cases = [{"scores": rng.exponential(size=n), "a": a}
-             for n, a in [(19, 0.1), (9, 0.2), (50, 0.05), (99, 0.1), (7, 0.3)]]
-    cases.append({"scores": np.arange(1.0, 10.0), "a": 0.5})       # rank exactly 5
-    cases.append({"scores": rng.exponential(size=5), "a": 0.2})    # rank ceil(4.8) = 5 = n: the largest
+    cases = [{"scores": rng.exponential(size=n), "delta": delta}
+             for n, delta in [(19, 0.1), (9, 0.2), (50, 0.05), (99, 0.1), (7, 0.3)]]
+    cases.append({"scores": np.arange(1.0, 10.0), "delta": 0.5})       # rank exactly 5
+    cases.append({"scores": rng.exponential(size=5), "delta": 0.2})    # rank ceil(4.8) = 5 = n: the largest
     return cases
 
 
 def check_conformal_quantile(student_fn: Callable[[np.ndarray, float], float], random_state: Any = 0) -> None:
-    r"""Check ``student_fn(scores, a)``: the conformal quantile of split conformal prediction.
+    r"""Check ``student_fn(scores, delta)``: the conformal quantile of split conformal prediction.
 
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(scores, a) -> float``: the :math:`\lceil (1-a)(n+1) \rceil`-th smallest of
+        ``student_fn(scores, delta) -> float``: the :math:`\lceil (1-\delta)(n+1) \rceil`-th smallest of
         the ``n`` scores (the cases keep that rank at most ``n``; above it the answer is ``numpy.inf``).
     random_state : None, int or numpy.random.Generator, default=0
         Seed of the random cases.
@@ -97,17 +97,17 @@ def check_conformal_quantile(student_fn: Callable[[np.ndarray, float], float], r
     -----
     Reference: :func:`ensemble_ref.math.uncertainty.conformal_quantile` (equation
     ``eq-unc-quantile``). Recognised mistakes: numpy's empirical quantile of the
-    ``n`` scores (``np.quantile(scores, 1 - a)``), and the rank :math:`\lceil (1-a) n \rceil`.
+    ``n`` scores (``np.quantile(scores, 1 - delta)``), and the rank :math:`\lceil (1-\delta) n \rceil`.
     """
     rng, repeat = _seed(random_state)
 
-    def rank_n(scores, a):
-        return float(np.sort(scores)[int(np.ceil((1 - a) * len(scores))) - 1])
+    def rank_n(scores, delta):
+        return float(np.sort(scores)[int(np.ceil((1 - delta) * len(scores))) - 1])
 
     _run("check_conformal_quantile", student_fn, _quantile_cases(rng), conformal_quantile,
          "ensemble_ref.math.uncertainty.conformal_quantile",
-         formula="the ceil((1 - a)(n + 1))-th smallest score, inf if that rank exceeds n (eq-unc-quantile)",
-         mistakes=[("numpy's quantile of the n scores, np.quantile(scores, 1 - a)",
-                    lambda scores, a: float(np.quantile(scores, 1 - a))),
-                   ("the rank ceil((1 - a) n), without the test point's place", rank_n)],
+         formula="the ceil((1 - delta)(n + 1))-th smallest score, inf if that rank exceeds n (eq-unc-quantile)",
+         mistakes=[("numpy's quantile of the n scores, np.quantile(scores, 1 - delta)",
+                    lambda scores, delta: float(np.quantile(scores, 1 - delta))),
+                   ("the rank ceil((1 - delta) n), without the test point's place", rank_n)],
          repeat=repeat, single=True)
