@@ -18,19 +18,33 @@ compare the estimators with an independent computation:
   ``eq-gb-line-search``), numerically for any loss and in closed form for the
   squared error;
 * :class:`~ensemble_ref.ensembles.linear_boosting.LinearBoostingRegressor` boosts linear least-squares learners, whose
-  sum stays a linear function (chapter *Gradient boosting*).
+  sum stays a linear function (chapter *Gradient boosting*);
+* the statistical view of boosting: :func:`exponential_population_minimizer` is the
+  score minimising the expected exponential loss at a point, half the log-odds
+  (equation ``eq-exp-population-minimizer``, chapter *AdaBoost*);
+  :func:`forward_stagewise_path` is incremental forward stagewise regression, whose
+  path with a small step follows the lasso's when the lasso's coefficients move
+  monotonically (equation ``eq-stagewise-step``); :func:`mixed_difference` is the
+  mixed finite difference of a fitted function across several features, zero for a
+  sum of trees whose depth is below the number of features (equation
+  ``eq-mixed-difference``, chapter *Gradient boosting*).
 """
 
 from __future__ import annotations
 
+from itertools import product
 from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize_scalar
 
 from ..core.validation import (
+    as_output,
+    check_array,
+    check_callable,
     check_dtype,
     check_float,
+    check_increasing,
     check_int,
     check_integers,
     check_labels,
@@ -50,6 +64,9 @@ __all__ = [
     "samme_exponential_loss",
     "line_search",
     "squared_error_step",
+    "exponential_population_minimizer",
+    "forward_stagewise_path",
+    "mixed_difference",
 ]
 
 
@@ -277,4 +294,151 @@ def squared_error_step(residuals: Any, direction: Any) -> float:
     return float(r @ h) / hh  # eq-gb-step-squared
 
 
-# --- boosting linear learners ------------------------------------------------------------
+# --- the statistical view of boosting ----------------------------------------------------
+
+
+def _half_log_odds(p):
+    """F* = 1/2 ln(p / (1 - p)), the minimiser of p e^{-F} + (1 - p) e^{F}."""
+    return 0.5 * np.log(p / (1 - p))  # eq-exp-population-minimizer
+
+
+def _stagewise_step(beta, r, X, s):
+    """One step s on the coefficient most correlated with the residual r, in its sign."""
+    c = X.T @ r  # the features' inner products with the residual
+    j = int(np.argmax(np.abs(c)))
+    move = s * np.sign(c[j])  # eq-stagewise-step
+    beta = beta.copy()
+    beta[j] += move
+    return beta, r - move * X[:, j]
+
+
+def _mixed_difference(values):
+    """Nested differences of values[b_1, ..., b_k, i], one axis (one feature) at a time."""
+    for _ in range(values.ndim - 1):
+        values = values[1] - values[0]  # eq-mixed-difference
+    return values
+
+
+def exponential_population_minimizer(p: Any) -> np.ndarray | float:
+    r"""The score minimising the expected exponential loss at a point: half the log-odds.
+
+    Parameters
+    ----------
+    p : float or array-like of float in (0, 1)
+        The conditional probability :math:`p(x) = P(y = +1 \mid x)` of the label
+        :math:`+1` (labels :math:`\pm 1`).
+
+    Returns
+    -------
+    float or ndarray
+        :math:`F^\star(x) = \arg\min_F \mathbb{E}[e^{-yF} \mid x]
+        = \arg\min_F \bigl(p\, e^{-F} + (1 - p)\, e^{F}\bigr)
+        = \tfrac12 \ln\frac{p}{1 - p}` (equation ``eq-exp-population-minimizer``).
+
+    Notes
+    -----
+    Friedman, Hastie and Tibshirani (2000): AdaBoost's score estimates half the
+    log-odds, so :math:`p = 1/(1 + e^{-2F^\star})`. At :math:`p = 0` or :math:`1`
+    the expected loss decreases without bound and has no minimiser.
+    """
+    p = check_reals(p, "p", 0.0, 1.0, low_open=True, high_open=True,
+                    message="be probabilities strictly between 0 and 1 (at 0 and 1 the expected "
+                            "exponential loss has no minimiser)")
+    return as_output(_half_log_odds(p))
+
+
+def forward_stagewise_path(X: Any, y: Any, step: float, n_steps: int) -> np.ndarray:
+    r"""Incremental forward stagewise regression: the coefficients after each of ``n_steps`` steps.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        The features, used as given: centre them (and ``y``) for a model without
+        intercept, and scale the columns to one norm so that the inner products
+        :math:`\mathbf{x}_j^\top r` compare correlations.
+    y : array-like of shape (n_samples,)
+        The target.
+    step : float
+        The step :math:`s > 0` added to one coefficient per step.
+    n_steps : int
+        Number of steps :math:`K \ge 0`.
+
+    Returns
+    -------
+    ndarray of shape (n_steps + 1, n_features)
+        Row :math:`k` is :math:`\beta^{(k)}`, from :math:`\beta^{(0)} = 0`. Step :math:`k`
+        takes the feature most correlated with the residual :math:`r = y - X\beta^{(k-1)}`,
+        :math:`j = \arg\max_l |\mathbf{x}_l^\top r|` (the lowest index among ties), and
+        moves its coefficient by :math:`s\, \operatorname{sign}(\mathbf{x}_j^\top r)`
+        (equation ``eq-stagewise-step``).
+
+    Notes
+    -----
+    ESL, section 3.8.1: as :math:`s \to 0` the path is the lasso's when every lasso
+    coefficient moves monotonically along the lasso path (an orthogonal design, for
+    one); otherwise the two can part. It is boosting of one-feature linear learners
+    with a fixed, small step in place of the learner's least-squares coefficient.
+    """
+    X = check_array(X)
+    y = check_reals(y, "y", vector=True)
+    check_shape(y, "y", (X.shape[0],), described=f"({X.shape[0]},), one target per row of X")
+    s = check_float(step, "step", low=0.0, low_open=True)
+    K = check_int(n_steps, "n_steps", low=0)
+    path = np.zeros((K + 1, X.shape[1]))
+    beta, r = path[0], y.copy()
+    for k in range(1, K + 1):
+        beta, r = _stagewise_step(beta, r, X, s)
+        path[k] = beta
+    return path
+
+
+def mixed_difference(predict: Any, X: Any, features: Any, steps: Any) -> np.ndarray:
+    r"""The mixed finite difference of a fitted function across several features, at each row.
+
+    Parameters
+    ----------
+    predict : callable
+        The function :math:`F`: maps an array of shape (n, n_features) to one value
+        per row (a fitted model's ``predict``, or one member's).
+    X : array-like of shape (n, n_features)
+        The points :math:`x` at which the difference is taken.
+    features : sequence of int, strictly increasing
+        The features :math:`j_1 < \dots < j_k` (:math:`k \ge 1`).
+    steps : sequence of float
+        The steps :math:`u_1, \dots, u_k`, one per feature, none zero.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        :math:`\Delta_{j_1 \dots j_k} F(x) = \sum_{b \in \{0, 1\}^k} (-1)^{k - |b|}
+        F\bigl(x + \textstyle\sum_l b_l u_l e_{j_l}\bigr)`, computed as nested differences
+        along one feature at a time (equation ``eq-mixed-difference``). For
+        :math:`k = 2`: :math:`F(x + u e_j + v e_k) - F(x + u e_j) - F(x + v e_k) + F(x)`.
+
+    Notes
+    -----
+    The difference is zero at every point, for every step, exactly when :math:`F` is
+    a sum of functions each of which leaves out one of the :math:`k` features. A
+    tree of depth :math:`d` reads at most :math:`d` features on the path to each
+    leaf, so every difference of order :math:`d + 1` of a sum of such trees is zero:
+    boosted stumps are additive, :math:`\Delta_{jk} F = 0`. Nested differences of
+    one stump give an exact zero in floating point, not only to rounding.
+    """
+    predict = check_callable(predict, "predict", "a function of X (e.g. a fitted model's predict)")
+    X = check_array(X)
+    j = check_integers(features, "features", 0, X.shape[1] - 1,
+                       message=f"hold feature indices in [0, {X.shape[1] - 1}]")
+    check_shape(j, "features", (None,), at_least=1)
+    check_increasing(j, "features")
+    u = check_shape(check_reals(steps, "steps"), "steps", j.shape,
+                    described=f"({j.size},), one step per feature")
+    check_reals(np.abs(u), "every step", 0.0, None, low_open=True,
+                message="be non-zero (a zero step makes the difference zero whatever F)")
+    corners = []
+    for bits in product((0.0, 1.0), repeat=j.size):  # the first feature varies slowest
+        shifted = X.copy()
+        shifted[:, j] += np.asarray(bits) * u
+        value = check_reals(predict(shifted), "predict(X)")
+        corners.append(check_shape(value, "predict(X)", (X.shape[0],),
+                                   described=f"({X.shape[0]},), one value per row"))
+    return _mixed_difference(np.array(corners).reshape((2,) * j.size + (X.shape[0],)))
