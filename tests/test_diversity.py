@@ -212,7 +212,7 @@ def test_ncl_gradient_ends():
     E[2, 5] = eps
     numeric = (objective(P + E) - objective(P - E)) / (2 * eps)
     assert ncl_gradient(P, y, lam)[2, 5] == pytest.approx(numeric, rel=1e-6)
-    with pytest.raises(ValueError, match="eta"):
+    with pytest.raises(ValueError, match="xi"):
         ncl_gradient(P, y, 1.5)
 
 

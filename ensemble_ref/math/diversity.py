@@ -342,13 +342,13 @@ def error_ambiguity(predictions: Any, y: Any, weights: Any = None) -> ErrorAmbig
                           float(np.mean(w @ (P - f_bar) ** 2)))  # eq-div-ambiguity
 
 
-def _ncl_gradient(P, y, eta):
-    """Liu and Yao's per-member gradient (f_m - y) - eta (f_m - f_bar), eq-div-ncl."""
+def _ncl_gradient(P, y, xi):
+    """Liu and Yao's per-member gradient (f_m - y) - xi (f_m - f_bar), eq-div-ncl."""
     f_bar = P.mean(axis=0)
-    return (P - y) - eta * (P - f_bar)  # eq-div-ncl
+    return (P - y) - xi * (P - f_bar)  # eq-div-ncl
 
 
-def ncl_gradient(predictions: Any, y: Any, eta: float) -> np.ndarray:
+def ncl_gradient(predictions: Any, y: Any, xi: float) -> np.ndarray:
     r"""Negative correlation learning: each member's error signal (equation ``eq-div-ncl``).
 
     Parameters
@@ -356,20 +356,20 @@ def ncl_gradient(predictions: Any, y: Any, eta: float) -> np.ndarray:
     predictions : array-like of shape (M, n)
         Members' outputs :math:`f_m(x_i)`.
     y : array-like of shape (n,)
-    eta : float in [0, 1]
-        The penalty strength :math:`\eta` (Liu and Yao write :math:`\lambda`).
+    xi : float in [0, 1]
+        The penalty strength :math:`\xi` (Liu and Yao write :math:`\lambda`).
 
     Returns
     -------
     ndarray of shape (M, n)
-        :math:`(f_m - y) - \eta (f_m - \bar f)`, the derivative of member ``m``'s loss
-        :math:`\tfrac12 (f_m - y)^2 + \eta p_m`, :math:`p_m = (f_m - \bar f)\sum_{m' \ne m}(f_{m'} - \bar f)`,
-        with :math:`\bar f` held fixed (Liu and Yao). :math:`\eta = 0` trains the members
-        independently; :math:`\eta = 1` gives every member the ensemble's error :math:`\bar f - y`.
+        :math:`(f_m - y) - \xi (f_m - \bar f)`, the derivative of member ``m``'s loss
+        :math:`\tfrac12 (f_m - y)^2 + \xi p_m`, :math:`p_m = (f_m - \bar f)\sum_{m' \ne m}(f_{m'} - \bar f)`,
+        with :math:`\bar f` held fixed (Liu and Yao). :math:`\xi = 0` trains the members
+        independently; :math:`\xi = 1` gives every member the ensemble's error :math:`\bar f - y`.
     """
     P, y = _member_table(predictions, y)
-    eta = float(check_reals(eta, "eta", 0.0, 1.0, ndim=0))
-    return _ncl_gradient(P, y, eta)
+    xi = float(check_reals(xi, "xi", 0.0, 1.0, ndim=0))
+    return _ncl_gradient(P, y, xi)
 
 
 def forward_selection(predictions: Any, y: Any, n_steps: int) -> tuple[np.ndarray, np.ndarray]:
