@@ -17,8 +17,8 @@ Two rules of CONTRIBUTING.md's architecture, read off the code rather than trust
   - *the softmax*: scores minus their log-sum-exp (``S - logsumexp(S)``), or minus their
     row maximum kept as a column (``S - S.max(axis=1, keepdims=True)``, also through a
     name assigned that maximum, anywhere in what is subtracted, or ``S -= ...``), the two
-    ways of writing a stable softmax or log-softmax; home: ``_softmax`` and
-    ``_log_softmax`` of ``math/mixture.py``;
+    ways of writing a stable softmax or log-softmax; home: ``_softmax``,
+    ``_log_softmax`` and their ``_log_normaliser`` in ``math/mixture.py``;
   - *the leaf weight and the gain*: a division by a sum with the L2 penalty,
     ``... / (H + lam)`` (also ``reg_lambda``, or through a name assigned that sum), the
     shape of :math:`-G/(H + \\lambda)` and of the gain's terms :math:`G^2/(H + \\lambda)`;
@@ -96,7 +96,7 @@ def test_math_imports_its_checks_from_core_validation():
 # --- formulas --------------------------------------------------------------------------------
 
 HOMES = {
-    "softmax": ("math/mixture.py", {"_softmax", "_log_softmax"}),
+    "softmax": ("math/mixture.py", {"_softmax", "_log_softmax", "_log_normaliser"}),
     "leaf weight or gain": ("math/second_order.py", {"_leaf_weight", "_score"}),
     "binomial law": ("math/crowds.py", {"_binomial_pmf"}),
 }
