@@ -136,6 +136,13 @@ PROBES = {
     "adaboost-exp-bound-exponent": lambda: adaboost.adaboost_exponential_bound([0.2, 0.3]),
     "gb-newton-leaf-mean": lambda: gb_math.newton_leaf_value([0.5, -0.2], [0.25, 0.1]),
     "gb-step-squared": lambda: boosting_theory.squared_error_step([1.0, 2.0], [1.0, 1.0]),
+    "population-minimizer-log-odds": lambda: boosting_theory.exponential_population_minimizer(0.8),
+    "stagewise-signed-argmax": lambda: boosting_theory.forward_stagewise_path(np.eye(2), [-1.0, 0.5],
+                                                                              0.25, 2),
+    "stagewise-always-up": lambda: boosting_theory.forward_stagewise_path(np.eye(2), [-1.0, 0.5],
+                                                                          0.25, 2),
+    "mixed-difference-unsigned": lambda: boosting_theory.mixed_difference(
+        lambda Z: Z[:, 0] * Z[:, 1], np.ones((2, 2)), [0, 1], [0.5, 0.5]),
     "gain-unsquared": lambda: second_order.split_gain(1.0, 2.0, -3.0, 4.0),
     "gain-HL-right": lambda: second_order.split_gain(1.0, 2.0, -3.0, 4.0),
     "leaf-weight-no-lambda": lambda: second_order.leaf_weight(1.0, 2.0),
