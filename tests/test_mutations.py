@@ -30,6 +30,7 @@ from ensemble_ref.math import (
     bootstrap,
     calibration,
     crowds,
+    diversity,
     histograms,
     importance,
     impurity,
@@ -41,6 +42,7 @@ from ensemble_ref.math import (
     second_order,
     softmax_objective,
     target_statistics,
+    uncertainty,
 )
 from ensemble_ref.math import gradient_boosting as gb_math
 from tools import mutant_checkpoints, mutate_book, substitution
@@ -102,6 +104,12 @@ _Y3 = np.array([0.5, -1.0, 2.0])
 _CODES = np.array([[0, 1], [2, 1], [1, 0], [0, 2]])
 _GATE = np.array([[0.6, 0.3, 0.1], [0.2, 0.5, 0.3]])
 _P = np.array([[1.0, 2.0], [1.5, 1.0], [0.5, 2.5]])
+# Three members right (1) or wrong (0) on six points; their labels; a small regression.
+_RIGHT = np.array([[1, 1, 0, 0, 1, 0], [1, 0, 1, 0, 1, 1], [0, 1, 1, 0, 1, 0]])
+_LABELS = np.array([[0, 1, 1, 2, 0, 1], [0, 1, 2, 2, 1, 1], [1, 1, 0, 2, 0, 0]])
+_XR = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])
+_YR = np.array([0.1, 1.2, 1.9, 3.2])
+_BAG = np.array([[True, False, True, False], [False, True, True, False], [True, True, False, True]])
 _TREE = type("Tree", (), dict(children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
                               feature=np.array([0, -2, -2]), impurity=np.array([0.5, 0.2, 0.4]),
                               weighted_n_node_samples=np.array([10.0, 4.0, 6.0]), n_features=2))
@@ -166,6 +174,22 @@ PROBES = {
     "hist-hessian-counts": lambda: histograms.gradient_histogram(_CODES, [1.0, 2.0, 3.0, 4.0],
                                                                  [0.5, 0.5, 2.0, 1.0], 3),
     "half-square-dropped": lambda: losses.squared_error(1.0, 3.0),
+    "div-q-sums": lambda: diversity.q_statistic(_RIGHT),
+    "div-disagreement-one-way": lambda: diversity.disagreement(_RIGHT),
+    "div-double-fault-both-right": lambda: diversity.double_fault(_RIGHT),
+    "div-kappa-raw-agreement": lambda: diversity.kappa_statistic(_LABELS),
+    "div-ambiguity-sample-variance": lambda: diversity.error_ambiguity(_P, [1.0, 2.0]).ambiguity,
+    "div-ncl-sign": lambda: diversity.ncl_gradient(_P, [1.0, 2.0], 0.5),
+    "div-selection-best-only": lambda: diversity.forward_selection(
+        [[1.5, 1.5, 1.5], [2.6, 2.6, 2.6], [1.4, 1.4, 1.4]], [2.0, 2.0, 2.0], 2)[0],
+    "unc-evidence-no-fit": lambda: uncertainty.log_evidence_linear(_XR, _YR, 0.5, 2.0),
+    "unc-bma-uniform": lambda: uncertainty.bma_weights([-3.0, -1.0, -2.0]),
+    "unc-quantile-rank-n": lambda: uncertainty.conformal_quantile(np.arange(1.0, 10.0), 0.25),
+    "unc-split-signed": lambda: uncertainty.split_conformal_interval(
+        [0.0, 0.0, 0.0, 0.0, 0.0], [-3.0, -2.0, 1.0, -4.0, 0.5], [0.0], 0.2)[1],
+    "unc-jab-in-bag": lambda: np.concatenate(uncertainty.jackknife_plus_after_bootstrap(
+        [[0.0, 1.0, 2.0, 3.0], [0.2, 1.1, 1.8, 3.1], [0.1, 0.9, 2.2, 2.9]],
+        [[0.0], [1.0], [5.0]], _BAG, _YR, 0.2)),
 }
 
 
