@@ -202,16 +202,16 @@ def test_ncl_gradient_ends():
     P, y = rng.normal(size=(4, 30)), rng.normal(size=30)
     np.testing.assert_allclose(ncl_gradient(P, y, 0.0), P - y)
     np.testing.assert_allclose(ncl_gradient(P, y, 1.0), np.broadcast_to(P.mean(axis=0) - y, P.shape))
-    # the derivative of (1 - lam) sum_m (f_m - y)^2 / 2 + lam M (f_bar - y)^2 / 2
-    lam, eps = 0.3, 1e-6
+    # the derivative of (1 - xi) sum_m (f_m - y)^2 / 2 + xi M (f_bar - y)^2 / 2
+    xi, eps = 0.3, 1e-6
 
     def objective(Q):
-        return (1 - lam) * 0.5 * np.sum((Q - y) ** 2) + lam * 4 * 0.5 * np.sum((Q.mean(0) - y) ** 2)
+        return (1 - xi) * 0.5 * np.sum((Q - y) ** 2) + xi * 4 * 0.5 * np.sum((Q.mean(0) - y) ** 2)
 
     E = np.zeros_like(P)
     E[2, 5] = eps
     numeric = (objective(P + E) - objective(P - E)) / (2 * eps)
-    assert ncl_gradient(P, y, lam)[2, 5] == pytest.approx(numeric, rel=1e-6)
+    assert ncl_gradient(P, y, xi)[2, 5] == pytest.approx(numeric, rel=1e-6)
     with pytest.raises(ValueError, match="xi"):
         ncl_gradient(P, y, 1.5)
 

@@ -37,7 +37,7 @@ def test_conformal_quantile_rank():
     assert conformal_quantile(s, 0.1) == 18.0
     assert conformal_quantile(s, 0.02) == np.inf     # rank ceil(0.98 * 20) = 20 > 19
     assert conformal_quantile(np.arange(1.0, 10.0), 0.5) == 5.0   # ceil(0.5 * 10) = 5, exact
-    with pytest.raises(ValueError, match="a must"):
+    with pytest.raises(ValueError, match="delta"):
         conformal_quantile(s, 1.0)
 
 
@@ -68,3 +68,7 @@ def test_jackknife_plus_after_bootstrap_by_hand():
         assert lo[j] == pytest.approx(np.sort(mu - R)[int(np.floor(0.1 * 61)) - 1])
     with pytest.raises(ValueError, match="every member's sample"):
         jackknife_plus_after_bootstrap(P, T, np.ones_like(in_bag), y, 0.1)
+    # delta < 1/(n + 1): the ranks ceil((1 - delta)(n + 1)) = n + 1 and floor(delta (n + 1)) = 0
+    # fall outside 1..n, and the interval is the whole line
+    lo, hi = jackknife_plus_after_bootstrap(P, T, in_bag, y, 0.01)
+    assert np.all(lo == -np.inf) and np.all(hi == np.inf)

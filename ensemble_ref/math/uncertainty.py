@@ -3,7 +3,7 @@ r"""Ensembles and uncertainty: model averaging and prediction intervals.
 Chapter *Diversity, selection and uncertainty*:
 
 * **Bayesian model averaging** over Gaussian linear models. Model :math:`k` says
-  :math:`y = X_k \beta + \varepsilon`, :math:`\beta \sim \mathcal N(0, \tau^2 I)`,
+  :math:`y = X_k \beta + \varepsilon`, :math:`\beta \sim \mathcal N(0, \omega^2 I)`,
   :math:`\varepsilon \sim \mathcal N(0, \sigma^2 I)`; its evidence
   :math:`p(y \mid X_k)` is :func:`log_evidence_linear` (equation ``eq-unc-evidence``), and the
   posterior probabilities of the models are the softmax of the log evidences plus the
@@ -40,26 +40,26 @@ def log_evidence_linear(X: Any, y: Any, noise_var: float, prior_var: float) -> f
     noise_var : float > 0
         :math:`\sigma^2`, the noise variance the model assumes.
     prior_var : float > 0
-        :math:`\tau^2`, the prior variance of each coefficient.
+        :math:`\omega^2`, the prior variance of each coefficient.
 
     Returns
     -------
     float
-        :math:`\log \mathcal N(y;\, 0,\, \sigma^2 I + \tau^2 X X^\top)`, computed with the
-        :math:`d \times d` matrix :math:`A = X^\top X + (\sigma^2/\tau^2) I` (Woodbury and the
+        :math:`\log \mathcal N(y;\, 0,\, \sigma^2 I + \omega^2 X X^\top)`, computed with the
+        :math:`d \times d` matrix :math:`A = X^\top X + (\sigma^2/\omega^2) I` (Woodbury and the
         matrix determinant lemma), so it costs :math:`O(n d^2)`.
     """
     X = check_array(X, "X")
     y = check_reals(y, "y", vector=True)
     check_shape(y, "y", (X.shape[0],), described=f"({X.shape[0]},) to match X")
     s2 = float(check_reals(noise_var, "noise_var", 0.0, None, low_open=True, ndim=0))
-    t2 = float(check_reals(prior_var, "prior_var", 0.0, None, low_open=True, ndim=0))
+    w2 = float(check_reals(prior_var, "prior_var", 0.0, None, low_open=True, ndim=0))
     n, d = X.shape
-    A = X.T @ X + (s2 / t2) * np.eye(d)
+    A = X.T @ X + (s2 / w2) * np.eye(d)
     L = np.linalg.cholesky(A)
     z = np.linalg.solve(L, X.T @ y)
-    quad = (y @ y - z @ z) / s2                                   # y^T (s2 I + t2 X X^T)^{-1} y
-    logdet = n * np.log(s2) + 2 * np.sum(np.log(np.diag(L))) - d * np.log(s2 / t2)
+    quad = (y @ y - z @ z) / s2                                   # y^T (s2 I + w2 X X^T)^{-1} y
+    logdet = n * np.log(s2) + 2 * np.sum(np.log(np.diag(L))) - d * np.log(s2 / w2)
     return float(-0.5 * (quad + logdet + n * np.log(2 * np.pi)))  # eq-unc-evidence
 
 
@@ -170,9 +170,16 @@ def jackknife_plus_after_bootstrap(train_predictions: Any, test_predictions: Any
         With :math:`\mu_{-i}` the average of the members whose sample left out point ``i``
         and :math:`R_i = |y_i - \mu_{-i}(x_i)|` (the out-of-bag residual), the
         :math:`\lfloor \delta(n+1) \rfloor`-th smallest of :math:`\mu_{-i}(x) - R_i` and the
-        :math:`\lceil (1-\delta)(n+1) \rceil`-th smallest of :math:`\mu_{-i}(x) + R_i`. When the
-        number of members is drawn from a binomial law (the paper's condition) the coverage is at
-        least :math:`1 - 2\delta`.
+        :math:`\lceil (1-\delta)(n+1) \rceil`-th smallest of :math:`\mu_{-i}(x) + R_i`
+        (``-inf`` and ``inf`` when those ranks fall outside ``1..n``).
+
+    Notes
+    -----
+    Kim, Xu and Barber's guarantee: if the ``n`` training points and the test point are
+    exchangeable, the members are fitted to bootstrap samples of ``m`` draws, and their
+    number is drawn as :math:`M \sim \mathrm{Binomial}(M_0, (1 - 1/(n+1))^m)`, then the
+    interval covers the test point's ``y`` with probability at least :math:`1 - 2\delta`
+    (marginally over the data, the samples and :math:`M`), whatever the regression method.
     """
     P = check_array(train_predictions, "train_predictions")
     y = check_reals(y, "y", vector=True)
