@@ -19,9 +19,9 @@ def _update(w, y, h, alpha):  # D_t(i) exp(-alpha y_i h_i) / Z_t
     return w / w.sum()
 
 
-def _gain(G_L, H_L, G_R, H_R, lam, gamma):
+def _gain(G_L, H_L, G_R, H_R, lam, tau):
     return 0.5 * (G_L**2 / (H_L + lam) + G_R**2 / (H_R + lam)
-                  - (G_L + G_R) ** 2 / (H_L + H_R + lam)) - gamma
+                  - (G_L + G_R) ** 2 / (H_L + H_R + lam)) - tau
 
 
 def _lower_weighted_median(v, w):
@@ -176,12 +176,12 @@ CASES = {
             for j in range(codes.shape[1])])],
     ),
     "check_histogram_gains": (
-        [lambda hist, lam, gamma: np.array([
+        [lambda hist, lam, tau: np.array([
             _gain(hist[:b + 1, 0].sum(), hist[:b + 1, 1].sum(), hist[b + 1:, 0].sum(),
-                  hist[b + 1:, 1].sum(), lam, gamma) for b in range(len(hist) - 1)])],
-        [lambda hist, lam, gamma: np.array([
+                  hist[b + 1:, 1].sum(), lam, tau) for b in range(len(hist) - 1)])],
+        [lambda hist, lam, tau: np.array([
             _gain(hist[b, 0], hist[b, 1], hist[:, 0].sum() - hist[b, 0],
-                  hist[:, 1].sum() - hist[b, 1], lam, gamma) for b in range(len(hist) - 1)])],
+                  hist[:, 1].sum() - hist[b, 1], lam, tau) for b in range(len(hist) - 1)])],
     ),
     "check_log_odds_weights": (
         [lambda p: np.log(p) - np.log1p(-p)],
@@ -257,8 +257,8 @@ CASES = {
     "check_split_gain": (
         [_lazy("math.second_order", "split_gain"), _gain],
         [lambda *a: 2 * _gain(*a) + a[-1],            # without the 1/2
-         lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, lam, 0.0),  # no gamma
-         lambda G_L, H_L, G_R, H_R, lam, gamma: _gain(G_L, H_L, G_R, H_R, 0.0, gamma)],  # no lambda
+         lambda G_L, H_L, G_R, H_R, lam, tau: _gain(G_L, H_L, G_R, H_R, lam, 0.0),  # no tau
+         lambda G_L, H_L, G_R, H_R, lam, tau: _gain(G_L, H_L, G_R, H_R, 0.0, tau)],  # no lambda
     ),
     "check_responsibilities": (
         [_lazy("math.mixture", "responsibilities"),

@@ -345,15 +345,16 @@ def check_leaf_weight(student_fn: Callable[[float, float, float], float],
 
 
 def check_split_gain(student_fn: Callable[..., float], random_state: Any = None) -> None:
-    r"""Check ``student_fn(G_L, H_L, G_R, H_R, lam, gamma)``: the gain of a split.
+    r"""Check ``student_fn(G_L, H_L, G_R, H_R, lam, tau)``: the gain of a split.
 
     Parameters
     ----------
     student_fn : callable
-        ``student_fn(G_L, H_L, G_R, H_R, lam, gamma) -> float``: the decrease of
+        ``student_fn(G_L, H_L, G_R, H_R, lam, tau) -> float``: the decrease of
         the regularised objective when a leaf is split into a left part (gradient
         and hessian sums ``G_L``, ``H_L``) and a right part (``G_R``, ``H_R``),
-        with penalties ``lam`` on the weights and ``gamma`` per leaf.
+        with penalties ``lam`` on the weights and ``tau`` per leaf (the book's
+        :math:`\lambda` and :math:`\tau`; xgboost's ``gamma`` is :math:`2\tau`).
     random_state : None, int or numpy.random.Generator
         Seed of the random cases.
 
@@ -361,8 +362,8 @@ def check_split_gain(student_fn: Callable[..., float], random_state: Any = None)
     -----
     Reference: :func:`ensemble_ref.math.second_order.split_gain`,
     :math:`\tfrac12\big[\frac{G_L^2}{H_L+\lambda} + \frac{G_R^2}{H_R+\lambda} -
-    \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\big] - \gamma` (equation ``eq-xgb-gain``),
-    including splits that do not pay for their ``gamma`` (negative gain).
+    \frac{(G_L+G_R)^2}{H_L+H_R+\lambda}\big] - \tau` (equation ``eq-xgb-gain``),
+    including splits that do not pay for their ``tau`` (negative gain).
     """
     from ensemble_ref import split_gain
 
@@ -376,19 +377,19 @@ def check_split_gain(student_fn: Callable[..., float], random_state: Any = None)
     rows += [(float(rng.normal(scale=5)), float(rng.uniform(0.1, 20)), float(rng.normal(scale=5)),
               float(rng.uniform(0.1, 20)), float(rng.uniform(0, 3)), float(rng.uniform(0, 2)))
              for _ in range(8)]
-    cases = [{"G_L": a, "H_L": b, "G_R": c, "H_R": d, "lam": lam, "gamma": gamma}
-             for a, b, c, d, lam, gamma in rows]
+    cases = [{"G_L": a, "H_L": b, "G_R": c, "H_R": d, "lam": lam, "tau": tau}
+             for a, b, c, d, lam, tau in rows]
     _run("check_split_gain", student_fn, cases,
-         lambda G_L, H_L, G_R, H_R, lam, gamma: split_gain(G_L, H_L, G_R, H_R, lam, gamma),
+         lambda G_L, H_L, G_R, H_R, lam, tau: split_gain(G_L, H_L, G_R, H_R, lam, tau),
          "ensemble_ref.math.second_order.split_gain",
          formula="eq-xgb-gain, (1/2)[G_L^2/(H_L + lam) + G_R^2/(H_R + lam) - "
-                 "(G_L + G_R)^2/(H_L + H_R + lam)] - gamma",
+                 "(G_L + G_R)^2/(H_L + H_R + lam)] - tau",
          mistakes=[("the bracket without the factor 1/2",
-                    lambda G_L, H_L, G_R, H_R, lam, gamma: 2 * bracket(G_L, H_L, G_R, H_R, lam)
-                    - gamma),
-                   ("the gain without gamma",
-                    lambda G_L, H_L, G_R, H_R, lam, gamma: bracket(G_L, H_L, G_R, H_R, lam)),
+                    lambda G_L, H_L, G_R, H_R, lam, tau: 2 * bracket(G_L, H_L, G_R, H_R, lam)
+                    - tau),
+                   ("the gain without tau",
+                    lambda G_L, H_L, G_R, H_R, lam, tau: bracket(G_L, H_L, G_R, H_R, lam)),
                    ("the gain without lambda",
-                    lambda G_L, H_L, G_R, H_R, lam, gamma: bracket(G_L, H_L, G_R, H_R, 0.0)
-                    - gamma)],
+                    lambda G_L, H_L, G_R, H_R, lam, tau: bracket(G_L, H_L, G_R, H_R, 0.0)
+                    - tau)],
          repeat=repeat)
