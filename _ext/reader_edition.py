@@ -13,7 +13,7 @@ affected). A cell stays open when the chapter tags it ``lesson`` (or
 page) becomes a numbered link to the equation, e.g. (4.1); a literal in a
 docstring that holds TeX (``\\hat f_b(x)``) becomes a formula. A
 cross-reference whose text is a section title with a formula (``{ref}`` to
-"The split gain and $\\gamma$") shows the title with its formula typeset, not
+"The split gain and $\\tau$") shows the title with its formula typeset, not
 its TeX source.
 
 **Reader notebooks.** When the HTML is written, every chapter is converted into a

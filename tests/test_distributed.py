@@ -145,23 +145,23 @@ def test_best_split_none_when_nothing_qualifies():
 # --- the tree -------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("max_depth, lam, gamma", [(1, 1.0, 0.0), (3, 1.0, 0.0), (4, 0.0, 5.0)])
-def test_tree_from_shards_equals_ensemble_ref_hist_tree(max_depth, lam, gamma):
+@pytest.mark.parametrize("max_depth, lam, tau", [(1, 1.0, 0.0), (3, 1.0, 0.0), (4, 0.0, 5.0)])
+def test_tree_from_shards_equals_ensemble_ref_hist_tree(max_depth, lam, tau):
     X, y = _data(n=800, seed=5)
     ref = XGBRegressor(n_estimators=1, max_depth=max_depth, tree_method="hist", max_bin=32,
-                       learning_rate=0.3, reg_lambda=lam, gamma=gamma).fit(X, y).trees_[0]
+                       learning_rate=0.3, reg_lambda=lam, tau=tau).fit(X, y).trees_[0]
     cuts = quantile_cuts(X, 32)
     codes = bin_features(X, cuts)
     g, h = np.mean(y) - y, np.ones_like(y)
     tree = build_histogram_tree(_shards(codes, g, h, 3), cuts, max_depth=max_depth,
-                                reg_lambda=lam, gamma=gamma, learning_rate=0.3)
+                                reg_lambda=lam, tau=tau, learning_rate=0.3)
     np.testing.assert_array_equal(tree.children_left, ref.children_left)
     np.testing.assert_array_equal(tree.feature[~tree.is_leaf], ref.feature[~ref.is_leaf])
     np.testing.assert_array_equal(tree.threshold, ref.threshold)
     np.testing.assert_allclose(tree.value, ref.value, rtol=0, atol=1e-12)
     np.testing.assert_allclose(tree.predict(X), ref.predict(X), rtol=0, atol=1e-12)
     one = build_histogram_tree([(codes, g, h)], cuts, max_depth=max_depth, reg_lambda=lam,
-                               gamma=gamma, learning_rate=0.3)
+                               tau=tau, learning_rate=0.3)
     np.testing.assert_array_equal(one.threshold, tree.threshold)
 
 
@@ -185,13 +185,13 @@ def test_allreduce_size_is_2dB_per_node_built():
 # --- the same tree as the booster's, bit for bit ----------------------------------------------
 
 
-@pytest.mark.parametrize("max_depth, lam, gamma, mcw", [(2, 1.0, 0.0, 1.0), (6, 0.0, 0.3, 0.0),
+@pytest.mark.parametrize("max_depth, lam, tau, mcw", [(2, 1.0, 0.0, 1.0), (6, 0.0, 0.3, 0.0),
                                                          (5, 2.0, 0.0, 30.0)])
-def test_one_shard_grows_the_boosters_hist_tree_bit_for_bit(max_depth, lam, gamma, mcw):
+def test_one_shard_grows_the_boosters_hist_tree_bit_for_bit(max_depth, lam, tau, mcw):
     """One shard in this process runs the booster's grower on the booster's bins: the
     same numbers, added in the same order."""
     X, y = _data(n=3000, d=5, seed=11)
-    params = dict(max_depth=max_depth, reg_lambda=lam, gamma=gamma, min_child_weight=mcw)
+    params = dict(max_depth=max_depth, reg_lambda=lam, tau=tau, min_child_weight=mcw)
     ref = XGBRegressor(n_estimators=1, tree_method="hist", max_bin=64, learning_rate=0.3,
                        **params).fit(X, y)
     cuts, codes = quantile_bins(X, 64)

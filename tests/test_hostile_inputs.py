@@ -343,7 +343,7 @@ for name, spec in ESTIMATORS.items():
         "subsample": [0.0, 1.5],
         "colsample_bytree": [0.0],
         "reg_lambda": [-1.0],
-        "gamma": [-1.0],
+        "tau": [-1.0],
         "min_child_weight": [-1.0],
         "criterion": ["entropyy"],
         "loss": ["hinge"],
@@ -545,6 +545,7 @@ BUILDERS = {
         ("max_depth-0", "max_depth", lambda: distributed.build_histogram_tree(_shards(), CUTS, max_depth=0)),
         ("reg_lambda-negative", "reg_lambda",
          lambda: distributed.build_histogram_tree(_shards(), CUTS, reg_lambda=-1.0)),
+        ("tau-negative", "tau", lambda: distributed.build_histogram_tree(_shards(), CUTS, tau=-1.0)),
     ],
 }
 for builder, cases in BUILDERS.items():

@@ -107,7 +107,7 @@ CASES = [
     (lambda: er.XGBRegressor(n_estimators=3, max_depth=3), "regression", second_order, "_bracket"),
     (lambda: er.XGBRegressor(n_estimators=3, max_depth=3), "regression", second_order,
      "_leaf_weight"),
-    (lambda: er.XGBRegressor(n_estimators=3, max_depth=3, gamma=0.5), "regression", second_order,
+    (lambda: er.XGBRegressor(n_estimators=3, max_depth=3, tau=0.5), "regression", second_order,
      "_gain"),
     (lambda: er.XGBRegressor(n_estimators=3, max_depth=3, tree_method="hist"), "regression",
      second_order, "_bracket"),

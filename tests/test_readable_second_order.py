@@ -5,7 +5,7 @@ the gradients and Hessians of that round are recomputed from the booster's score
 and the readable grower must return the round's tree: the same nodes in the same
 order, the same split features, thresholds and default directions, the same sums,
 Gains and weights (to rounding), and the same predictions on the training points and
-on new points with missing values. The cases vary lambda, gamma, min_child_weight,
+on new points with missing values. The cases vary lambda, tau, min_child_weight,
 the depth and the sample weights (Hessians other than 1), with and without NaN, on
 features with ties between them (where the Gains must be compared as the booster
 compares them), and the log loss of :class:`~ensemble_ref.XGBClassifier`.
@@ -91,17 +91,17 @@ def _check_booster(model, X, y, sw=None) -> None:
                       np.random.default_rng(2), 0.2)
     p = model.get_params()
     for tree, g, h in _rounds(model, X, y, sw):
-        root = grow_second_order_tree(g, h, X, p["reg_lambda"], p["gamma"], p["max_depth"],
+        root = grow_second_order_tree(g, h, X, p["reg_lambda"], p["tau"], p["max_depth"],
                                       p["min_child_weight"])
         assert_same_tree(root, tree, p["learning_rate"], X_new)
 
 
 PARAMS = [
     dict(),
-    dict(gamma=0.5),
+    dict(tau=0.5),
     dict(reg_lambda=0.0, min_child_weight=0.0),
-    dict(reg_lambda=5.0, gamma=2.0, min_child_weight=5.0),
-    dict(max_depth=2, gamma=1.0, reg_lambda=0.5),
+    dict(reg_lambda=5.0, tau=2.0, min_child_weight=5.0),
+    dict(max_depth=2, tau=1.0, reg_lambda=0.5),
     dict(max_depth=6, min_child_weight=0.0),
 ]
 
@@ -124,9 +124,9 @@ def test_hessians_other_than_one(nan):
     X, y, rng = _data("continuous", seed=3)
     X = _with_nan(X, rng) if nan else X
     sw = rng.uniform(0.2, 3.0, len(y))
-    _check_booster(XGBRegressor(n_estimators=3, max_depth=4, gamma=0.3, min_child_weight=2.0),
+    _check_booster(XGBRegressor(n_estimators=3, max_depth=4, tau=0.3, min_child_weight=2.0),
                    X, y, sw)
-    _check_booster(XGBClassifier(n_estimators=3, max_depth=4, gamma=0.1, min_child_weight=0.5),
+    _check_booster(XGBClassifier(n_estimators=3, max_depth=4, tau=0.1, min_child_weight=0.5),
                    X, (y > np.median(y)).astype(float))
 
 
@@ -155,10 +155,10 @@ def test_exact_ties_follow_xgboosts_scan_order(nan):
 
 
 def test_the_comparison_tells_wrong_trees_apart():
-    """The check above fails for a grower that ignores gamma or one lambda."""
+    """The check above fails for a grower that ignores tau or one lambda."""
     X, y, rng = _data("continuous")
     X = _with_nan(X, rng)
-    model = XGBRegressor(n_estimators=1, max_depth=4, gamma=1.0, learning_rate=1.0).fit(X, y)
+    model = XGBRegressor(n_estimators=1, max_depth=4, tau=1.0, learning_rate=1.0).fit(X, y)
     tree, g, h = next(_rounds(model, X, y, np.ones(len(y))))
     assert_same_tree(grow_second_order_tree(g, h, X, 1.0, 1.0, 4), tree, 1.0, X)
     for wrong in (dict(lam=1.0, tau=0.0), dict(lam=0.0, tau=1.0)):

@@ -37,8 +37,9 @@ def data(seed, n=300, d=4, missing=0.0):
 
 
 def library(cls, params, **extra):
-    """The xgboost estimator with our parameters; its gamma is twice the book's."""
-    lib = dict(params, gamma=2 * params.get("gamma", 0.0))
+    """The xgboost estimator with our parameters; its gamma is twice the book's tau."""
+    lib = {k: v for k, v in params.items() if k != "tau"}
+    lib["gamma"] = 2 * params.get("tau", 0.0)
     return cls(tree_method="exact", n_jobs=1, **lib, **extra)
 
 
@@ -115,11 +116,11 @@ def test_pure_function_bad_input():
 CASES = [
     ({"n_estimators": 20}, 0.0),
     ({"n_estimators": 20}, 0.15),
-    ({"n_estimators": 20, "reg_lambda": 3.0, "gamma": 0.5, "min_child_weight": 2.0,
+    ({"n_estimators": 20, "reg_lambda": 3.0, "tau": 0.5, "min_child_weight": 2.0,
       "learning_rate": 0.2, "max_depth": 4}, 0.0),
-    ({"n_estimators": 20, "reg_lambda": 0.0, "gamma": 0.05, "min_child_weight": 0.5,
+    ({"n_estimators": 20, "reg_lambda": 0.0, "tau": 0.05, "min_child_weight": 0.5,
       "learning_rate": 0.5, "max_depth": 5}, 0.2),
-    ({"n_estimators": 15, "reg_lambda": 2.0, "gamma": 0.3, "min_child_weight": 4.0,
+    ({"n_estimators": 15, "reg_lambda": 2.0, "tau": 0.3, "min_child_weight": 4.0,
       "learning_rate": 0.7, "max_depth": 3}, 0.3),
 ]
 
@@ -185,13 +186,13 @@ def test_explicit_base_score_passes_through():
     np.testing.assert_allclose(clf.predict_proba(X), lib.predict_proba(X), atol=1e-5)
 
 
-def test_library_gamma_is_twice_the_books():
+def test_library_gamma_is_twice_the_books_tau():
     """Measured: xgboost prunes a split when its bracket (no factor 1/2) is below its gamma."""
     X, y, _ = data(8)
     stump = XGBRegressor(n_estimators=1, max_depth=1).fit(X, y)
     tree = stump.trees_[0]
     assert tree.node_count == 3
-    half_bracket = tree.gain[0]  # the book's Gain with gamma = 0: 1/2 [ ... ]
+    half_bracket = tree.gain[0]  # the book's Gain with tau = 0: 1/2 [ ... ]
     lib = library(xgboost.XGBRegressor, {"n_estimators": 1, "max_depth": 1}).fit(X, y)
     lib_gain = json.loads(lib.get_booster().get_dump(dump_format="json", with_stats=True)[0])["gain"]
     assert lib_gain == pytest.approx(2 * half_bracket, rel=1e-5)  # the library reports the bracket
@@ -201,14 +202,14 @@ def test_library_gamma_is_twice_the_books():
                                  gamma=lib_gamma).fit(X, y)
         return "children" in json.loads(m.get_booster().get_dump(dump_format="json")[0])
 
-    def our_splits(book_gamma):
-        return XGBRegressor(n_estimators=1, max_depth=1, gamma=book_gamma).fit(X, y) \
+    def our_splits(tau):
+        return XGBRegressor(n_estimators=1, max_depth=1, tau=tau).fit(X, y) \
             .trees_[0].node_count == 3
 
     below, above = 0.999 * half_bracket, 1.001 * half_bracket
-    assert our_splits(below) and not our_splits(above)  # Gain = half bracket - gamma
-    assert lib_splits(2 * below) and not lib_splits(2 * above)  # library gamma = 2 x book gamma
-    assert lib_splits(above)  # with the library, gamma = half bracket does not prune yet
+    assert our_splits(below) and not our_splits(above)  # Gain = half bracket - tau
+    assert lib_splits(2 * below) and not lib_splits(2 * above)  # library gamma = 2 tau
+    assert lib_splits(above)  # with the library, gamma = tau = half bracket does not prune yet
 
 
 def xor_data():
@@ -228,36 +229,36 @@ def library_leaves(model):
     return n
 
 
-def test_gamma_prunes_after_growth_with_exact_and_before_with_hist():
+def test_tau_prunes_after_growth_with_exact_and_before_with_hist():
     """XOR: the root's Gain is negative, the two splits below it are strong."""
     X, y = xor_data()
     params = {"n_estimators": 1, "max_depth": 2, "learning_rate": 1.0, "reg_lambda": 1.0,
               "base_score": 0.0}
-    book_gamma = 0.5  # the root's Gain with gamma = 0 is about 0.04
-    ours = {m: XGBRegressor(tree_method=m, gamma=book_gamma, **params).fit(X, y).trees_[0]
+    tau = 0.5  # the root's Gain with tau = 0 is about 0.04
+    ours = {m: XGBRegressor(tree_method=m, tau=tau, **params).fit(X, y).trees_[0]
             for m in ("exact", "hist")}
     assert ours["exact"].gain[0] < 0 and ours["exact"].n_leaves == 4  # kept: its children are strong
     assert ours["hist"].n_leaves == 1  # never made
-    lib = {m: library_leaves(xgboost.XGBRegressor(gamma=2 * book_gamma, n_jobs=1, **params,
+    lib = {m: library_leaves(xgboost.XGBRegressor(gamma=2 * tau, n_jobs=1, **params,
                                                   **({} if m == "default" else {"tree_method": m}))
                              .fit(X, y))
            for m in ("exact", "hist", "approx", "default")}
     assert lib == {"exact": 4, "hist": 1, "approx": 1, "default": 1}
-    for m in ("exact", "hist"):  # with gamma = 0 both methods grow the XOR tree
+    for m in ("exact", "hist"):  # with tau = 0 both methods grow the XOR tree
         assert XGBRegressor(tree_method=m, **params).fit(X, y).trees_[0].n_leaves == 4
 
 
-@pytest.mark.parametrize("gamma", [0.3, 1.0])
+@pytest.mark.parametrize("tau", [0.3, 1.0])
 @pytest.mark.parametrize("missing", [0.0, 0.1])
-def test_hist_pre_pruning_matches_xgboost_hist(gamma, missing):
+def test_hist_pre_pruning_matches_xgboost_hist(tau, missing):
     """Few distinct values (every value its own bin): ours hist = xgboost hist, not exact."""
     X, y, yc = data(20, missing=missing)
     X = np.round(X * 10) / 10  # at most ~60 distinct values per feature, < max_bin
-    params = {"n_estimators": 20, "max_depth": 4, "learning_rate": 0.3, "gamma": gamma}
+    params = {"n_estimators": 20, "max_depth": 4, "learning_rate": 0.3}
     for ours_cls, lib_cls, target in [(XGBRegressor, xgboost.XGBRegressor, y),
                                       (XGBClassifier, xgboost.XGBClassifier, yc)]:
-        ours = ours_cls(tree_method="hist", **params).fit(X, target)
-        lib_params = dict(params, gamma=2 * gamma, n_jobs=1)
+        ours = ours_cls(tree_method="hist", tau=tau, **params).fit(X, target)
+        lib_params = dict(params, gamma=2 * tau, n_jobs=1)
         hist = lib_cls(tree_method="hist", **lib_params).fit(X, target)
         exact = lib_cls(tree_method="exact", **lib_params).fit(X, target)
         out = (lambda m: m.predict(X)) if ours_cls is XGBRegressor else (
@@ -302,7 +303,7 @@ def test_new_missing_values_in_features_without_any_match_xgboost(method, train_
     X[:, 2:][rng.random((1000, 2)) < train_missing] = np.nan
     Xt = np.where(rng.random(Xt.shape) < 0.3, np.nan, Xt)  # NaN in every feature
     assert np.isnan(Xt[:, :2]).any() and not np.isnan(X[:, :2]).any()
-    params = {"n_estimators": 10, "max_depth": 3, "gamma": 0.2}
+    params = {"n_estimators": 10, "max_depth": 3, "tau": 0.2}
     ours_method = "exact" if method == "exact" else "hist"  # approx: hist's rules
     problems = [(XGBRegressor, xgboost.XGBRegressor, y, "predict")]
     if method != "approx":  # for the log loss, approx bins by Hessian-weighted quantiles
@@ -318,8 +319,8 @@ def test_new_missing_values_in_features_without_any_match_xgboost(method, train_
 
 def test_tree_statistics_are_consistent():
     X, _, y = data(9, missing=0.1)
-    lam, gamma, eta = 2.0, 0.1, 0.3
-    m = XGBClassifier(n_estimators=5, reg_lambda=lam, gamma=gamma, learning_rate=eta).fit(X, y)
+    lam, tau, nu = 2.0, 0.1, 0.3
+    m = XGBClassifier(n_estimators=5, reg_lambda=lam, tau=tau, learning_rate=nu).fit(X, y)
     for tree in m.trees_:
         assert isinstance(tree, SecondOrderTree)
         inner = ~tree.is_leaf
@@ -329,15 +330,15 @@ def test_tree_statistics_are_consistent():
         np.testing.assert_array_equal(tree.n_node_samples[inner],
                                       tree.n_node_samples[L] + tree.n_node_samples[R])
         np.testing.assert_allclose(tree.gain[inner], split_gain(tree.G[L], tree.H[L], tree.G[R],
-                                                                tree.H[R], lam, gamma))
+                                                                tree.H[R], lam, tau))
         np.testing.assert_allclose(tree.weight, leaf_weight(tree.G, tree.H, lam))
-        np.testing.assert_allclose(tree.value, eta * tree.weight)
+        np.testing.assert_allclose(tree.value, nu * tree.weight)
         # after pruning, a split whose children are leaves has a non-negative Gain
         leafy = inner & tree.is_leaf[tree.children_left] & tree.is_leaf[tree.children_right]
         assert np.all(tree.gain[leafy] >= -1e-9)
         assert tree.depth.max() <= 6 and tree.n_leaves == np.sum(tree.is_leaf)
-        assert structure_score(tree.G[tree.is_leaf], tree.H[tree.is_leaf], lam, gamma) <= \
-            structure_score([tree.G[0]], [tree.H[0]], lam, gamma) + 1e-9
+        assert structure_score(tree.G[tree.is_leaf], tree.H[tree.is_leaf], lam, tau) <= \
+            structure_score([tree.G[0]], [tree.H[0]], lam, tau) + 1e-9
 
 
 def test_staged_predictions_and_training_loss():
@@ -431,7 +432,7 @@ def test_classifier_labels():
     ({"colsample_bytree": 1.01}, "colsample_bytree"),
     ({"subsample": -0.5}, "subsample"),
     ({"reg_lambda": -1.0}, "reg_lambda"),
-    ({"gamma": -0.1}, "gamma"),
+    ({"tau": -0.1}, "tau"),
     ({"min_child_weight": -1.0}, "min_child_weight"),
     ({"max_depth": 0}, "max_depth"),
     ({"tree_method": "approx"}, "tree_method"),
@@ -469,35 +470,34 @@ def _library_leaves(model) -> int:
     return sum("leaf=" in line for line in model.get_booster().get_dump()[0].splitlines())
 
 
-def test_xor_gamma_exact_post_prunes_hist_pre_prunes():
+def test_xor_tau_exact_post_prunes_hist_pre_prunes():
     """The XOR pattern of the appendix: a useless root split with two perfect splits below."""
     corners = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
     X = np.repeat(corners, [10, 10, 10, 12], axis=0)
     y = np.repeat([-1.0, 1.0, 1.0, -1.0], [10, 10, 10, 12])
     params = dict(n_estimators=1, max_depth=2, learning_rate=1.0, base_score=0.0)
-    gamma = 1.0  # the book's; the library's is 2
-    exact = XGBRegressor(gamma=gamma, tree_method="exact", **params).fit(X, y).trees_[0]
-    hist = XGBRegressor(gamma=gamma, tree_method="hist", **params).fit(X, y).trees_[0]
+    tau = 1.0  # the book's; the library's gamma is 2
+    exact = XGBRegressor(tau=tau, tree_method="exact", **params).fit(X, y).trees_[0]
+    hist = XGBRegressor(tau=tau, tree_method="hist", **params).fit(X, y).trees_[0]
     assert exact.gain[0] < 0  # the root's Gain is negative ...
     assert exact.n_leaves == 4  # ... but exact keeps it: the splits below are worth keeping
     assert hist.n_leaves == 1  # hist never makes the root split
     library = {method: _library_leaves(xgboost.XGBRegressor(
-        gamma=2 * gamma, tree_method=method, nthread=1, **params).fit(X, y))
+        gamma=2 * tau, tree_method=method, nthread=1, **params).fit(X, y))
         for method in ("exact", "hist", "approx")}
     assert library == {"exact": 4, "hist": 1, "approx": 1}
 
 
 @pytest.mark.parametrize("seed, params", [
-    (1, {"n_estimators": 20, "gamma": 0.5}),
-    (2, {"n_estimators": 20, "gamma": 2.0, "reg_lambda": 0.5, "max_depth": 4,
+    (1, {"n_estimators": 20, "tau": 0.5}),
+    (2, {"n_estimators": 20, "tau": 2.0, "reg_lambda": 0.5, "max_depth": 4,
          "learning_rate": 0.5}),
-    (3, {"n_estimators": 10, "gamma": 5.0, "min_child_weight": 2.0}),
+    (3, {"n_estimators": 10, "tau": 5.0, "min_child_weight": 2.0}),
 ])
-def test_hist_with_gamma_matches_xgboost_hist(seed, params):
+def test_hist_with_tau_matches_xgboost_hist(seed, params):
     X, y, _ = data(seed, n=200)  # fewer distinct values than bins: the cuts are the values
     ours = XGBRegressor(tree_method="hist", **params).fit(X, y)
-    lib = xgboost.XGBRegressor(tree_method="hist", n_jobs=1,
-                               **dict(params, gamma=2 * params["gamma"])).fit(X, y)
+    lib = library(xgboost.XGBRegressor, params).set_params(tree_method="hist").fit(X, y)
     np.testing.assert_allclose(ours.predict(X), lib.predict(X), atol=1e-5, rtol=0)
     leaves = [sum("leaf=" in line for line in tree.splitlines())
               for tree in lib.get_booster().get_dump()]
@@ -613,14 +613,14 @@ def _three(y, K=3):
 SOFTMAX_CASES = [
     ({"n_estimators": 20}, 0.0, 3, "exact", 300),
     ({"n_estimators": 20}, 0.15, 4, "exact", 300),
-    ({"n_estimators": 15, "reg_lambda": 2.0, "gamma": 0.3, "min_child_weight": 2.0,
+    ({"n_estimators": 15, "reg_lambda": 2.0, "tau": 0.3, "min_child_weight": 2.0,
       "learning_rate": 0.7, "max_depth": 3}, 0.2, 3, "exact", 300),
     ({"n_estimators": 10, "base_score": 0.5}, 0.0, 5, "exact", 300),
     # hist with fewer distinct values than max_bin (every value its own bin); in round 1 of
     # multi-class the gains depend on class counts only, and float32 sums in another order
     # can break exact ties differently (it happens with other seeds)
     ({"n_estimators": 20}, 0.1, 3, "hist", 200),
-    ({"n_estimators": 10, "gamma": 0.2}, 0.1, 4, "hist", 200),
+    ({"n_estimators": 10, "tau": 0.2}, 0.1, 4, "hist", 200),
 ]
 
 
@@ -647,7 +647,7 @@ def test_softmax_matches_xgboost(params, missing, K, method, n, weighted):
 
 @pytest.mark.parametrize("method", ["exact", "hist"])
 def test_softmax_first_round_leaf_values_are_xgboosts(method):
-    """Per row and class, the first tree's contribution eta w* equals the library's leaf value,
+    """Per row and class, the first tree's contribution nu w* equals the library's leaf value,
     with xgboost's Hessian 2 p (1 - p); the book's p (1 - p) gives other values."""
     from ensemble_ref.math.softmax_objective import leaf_values, softmax_gradient, softmax_hessian
     X, y, _ = data(37, n=150)

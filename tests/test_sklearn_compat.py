@@ -21,6 +21,8 @@ from ensemble_ref import (
     StackingRegressor,
     VotingClassifier,
     VotingRegressor,
+    XGBClassifier,
+    XGBRegressor,
 )
 
 rng = np.random.default_rng(0)
@@ -37,6 +39,7 @@ CLASSIFIERS = [
     StackingClassifier([("tree", DecisionTreeClassifier(max_depth=2)), ("logit", LogisticRegression())],
                        cv=3, random_state=0),
     SoftmaxRegression(),
+    XGBClassifier(n_estimators=5, tau=0.2, random_state=0),
 ]
 REGRESSORS = [
     DecisionTreeRegressor(max_depth=3),
@@ -46,6 +49,7 @@ REGRESSORS = [
     StackingRegressor([("tree", DecisionTreeRegressor(max_depth=2)), ("ols", LinearRegression())],
                       cv=3, random_state=0),
     LeastSquaresRegressor(fit_intercept=True),
+    XGBRegressor(n_estimators=5, tau=0.2, random_state=0),
 ]
 ALL = [(m, y_clf) for m in CLASSIFIERS] + [(m, y_reg) for m in REGRESSORS]
 IDS = [type(m).__name__ for m, _ in ALL]
@@ -104,6 +108,26 @@ def test_nested_set_params_reaches_the_member():
     assert vote.get_params()["logit__C"] == 0.1
     with pytest.raises(ValueError, match="Invalid parameter"):
         vote.set_params(nonsense=1)
+
+
+@pytest.mark.parametrize("cls, y", [(XGBClassifier, y_clf), (XGBRegressor, y_reg)],
+                         ids=["XGBClassifier", "XGBRegressor"])
+def test_second_order_boosters_call_the_penalty_per_leaf_tau(cls, y):
+    """The book's penalty per leaf is the parameter ``tau``; xgboost's ``gamma`` is 2 tau, a
+    different number, so no parameter here carries that name."""
+    model = cls(n_estimators=3, tau=0.5)
+    params = model.get_params()
+    assert params["tau"] == 0.5 and "gamma" not in params
+    assert clone(model).tau == 0.5 and model.set_params(tau=0.2).tau == 0.2
+    with pytest.raises(ValueError, match="Invalid parameter"):
+        model.set_params(gamma=1.0)
+    with pytest.raises(TypeError):
+        cls(gamma=1.0)
+    with pytest.raises(ValueError, match="tau"):
+        cls(n_estimators=3, tau=-1.0).fit(X, y)
+    search = GridSearchCV(cls(n_estimators=3), {"tau": [0.0, 1.0]}, cv=3).fit(X, y)
+    assert search.best_estimator_.get_params()["tau"] == search.best_params_["tau"]
+    assert repr(cls(tau=0.5)) == f"{cls.__name__}(tau=0.5)"
 
 
 def test_repr_shows_changed_parameters():

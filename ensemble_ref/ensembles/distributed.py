@@ -257,7 +257,7 @@ class _Cuts:
 
 
 def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_depth: int = 3,
-                         reg_lambda: float = 1.0, gamma: float = 0.0,
+                         reg_lambda: float = 1.0, tau: float = 0.0,
                          min_child_weight: float = 1.0, learning_rate: float = 1.0,
                          map_shards: Callable | None = None) -> HistogramTree:
     r"""Grow one tree from histograms summed over shards.
@@ -270,9 +270,10 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
     cuts : list of arrays
         The cut points shared by all shards (:func:`ensemble_ref.math.histograms.quantile_cuts`);
         they give the thresholds and the histograms' width.
-    max_depth, reg_lambda, gamma, min_child_weight, learning_rate
-        As in ``ensemble_ref.XGBRegressor`` (``gamma`` is the book's penalty per leaf
-        :math:`\tau`, ``learning_rate`` its :math:`\nu`).
+    max_depth, reg_lambda, tau, min_child_weight, learning_rate
+        As in ``ensemble_ref.XGBRegressor``: ``tau`` is the book's penalty per leaf
+        :math:`\tau` of ``eq-xgb-objective`` (xgboost's ``gamma`` is :math:`2\tau`),
+        ``learning_rate`` its :math:`\nu`.
     map_shards : callable, default=:func:`local_map`
         ``map_shards(function, shards, *args)`` returns ``[function(shard, *args), ...]``.
 
@@ -288,7 +289,7 @@ def build_histogram_tree(shards: Sequence, cuts: Sequence[np.ndarray], *, max_de
     """
     p = TreeParams(max_depth=check_int(max_depth, "max_depth", low=1),
                    reg_lambda=check_float(reg_lambda, "reg_lambda", low=0.0),
-                   tau=check_float(gamma, "gamma", low=0.0),
+                   tau=check_float(tau, "tau", low=0.0),
                    min_child_weight=check_float(min_child_weight, "min_child_weight", low=0.0),
                    pre_prune=True)
     nu = check_float(learning_rate, "learning_rate", low=0.0, low_open=True)

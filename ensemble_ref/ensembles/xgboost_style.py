@@ -49,11 +49,12 @@ only upwards).
 
 **Relation to the xgboost library** (measured with xgboost 3.2; see the tests).
 
-* ``gamma``. The library compares the bracket *without* the factor
-  :math:`\tfrac12` with its ``gamma`` (its reported ``gain`` is that bracket, and
-  a split is pruned when ``gain < gamma``). In this module ``gamma`` is the
-  book's :math:`\tau`, so **xgboost's** ``gamma`` **equals** :math:`2\tau`:
-  ``XGBRegressor(gamma=c)`` here reproduces ``xgboost.XGBRegressor(gamma=2 * c)``.
+* ``tau`` and the library's ``gamma``. The library compares the bracket *without*
+  the factor :math:`\tfrac12` with its ``gamma`` (its reported ``gain`` is that
+  bracket, and a split is pruned when ``gain < gamma``). This module's parameter is
+  the book's :math:`\tau` of ``eq-xgb-objective`` and carries the book's name, since
+  **xgboost's** ``gamma`` **equals** :math:`2\tau`: ``XGBRegressor(tau=c)`` here
+  reproduces ``xgboost.XGBRegressor(gamma=2 * c)``.
 * ``base_score``. With ``base_score=None`` xgboost 3.x estimates the intercept
   from the data: the (weighted) mean of ``y`` for squared error, and for the
   logistic loss the (weighted) mean of the 0/1 labels as a probability, i.e. the
@@ -121,11 +122,12 @@ class _SecondOrderBooster(BaseEstimator):
     reg_lambda : float, default=1.0
         The book's L2 penalty :math:`\\lambda \\ge 0` on the leaf weights
         (``eq-xgb-objective``).
-    gamma : float, default=0.0
+    tau : float, default=0.0
         The book's penalty :math:`\\tau \\ge 0` per leaf (``eq-xgb-objective``): a split is
         kept only if its ``Gain`` (``eq-xgb-gain``) is not negative (``exact``: after the
         bottom-up pruning; ``hist``: checked before splitting). The xgboost library's
-        ``gamma`` is **twice** this value, :math:`2\\tau`.
+        ``gamma`` is **twice** this value, :math:`2\\tau`: ``tau=c`` here is
+        ``xgboost``'s ``gamma=2 * c``.
     min_child_weight : float, default=1.0
         Minimum hessian sum :math:`H` of each child of a split.
     subsample : float in (0, 1], default=1.0
@@ -162,7 +164,7 @@ class _SecondOrderBooster(BaseEstimator):
     _loss_name = ""  # set by the subclasses
 
     def __init__(self, *, n_estimators: int = 100, learning_rate: float = 0.3, max_depth: int = 6,
-                 reg_lambda: float = 1.0, gamma: float = 0.0, min_child_weight: float = 1.0,
+                 reg_lambda: float = 1.0, tau: float = 0.0, min_child_weight: float = 1.0,
                  subsample: float = 1.0, colsample_bytree: float = 1.0,
                  base_score: float | None = None, tree_method: str = "exact",
                  max_bin: int = 256, random_state: Any = None) -> None:
@@ -170,7 +172,7 @@ class _SecondOrderBooster(BaseEstimator):
         self.learning_rate = learning_rate
         self.max_depth = max_depth
         self.reg_lambda = reg_lambda
-        self.gamma = gamma
+        self.tau = tau
         self.min_child_weight = min_child_weight
         self.subsample = subsample
         self.colsample_bytree = colsample_bytree
@@ -185,7 +187,7 @@ class _SecondOrderBooster(BaseEstimator):
         return TreeParams(
             max_depth=check_int(self.max_depth, "max_depth", low=1),
             reg_lambda=check_float(self.reg_lambda, "reg_lambda", low=0.0),
-            tau=check_float(self.gamma, "gamma", low=0.0),
+            tau=check_float(self.tau, "tau", low=0.0),
             min_child_weight=check_float(self.min_child_weight, "min_child_weight", low=0.0),
             pre_prune=self.tree_method == "hist",
         )

@@ -334,7 +334,7 @@ def grow_hist_tree(data: Codes, g: np.ndarray, h: np.ndarray, rows: np.ndarray,
     features : ndarray of int
         The features this tree may split on (sorted).
     p : TreeParams
-        ``max_depth``, :math:`\lambda` (``reg_lambda``), :math:`\tau` (``gamma``), ``min_child_weight``.
+        ``max_depth``, :math:`\lambda` (``reg_lambda``), :math:`\tau` (``tau``), ``min_child_weight``.
     leaves : ndarray of int, optional
         An array with a place for every sample; it receives at ``rows`` the leaf of each
         row, the node ``tree.apply`` gives it (so the booster need not route the rows again).

@@ -58,7 +58,7 @@ class TreeParams:
 
     max_depth: int
     reg_lambda: float
-    tau: float  # the penalty per leaf (the estimators' gamma)
+    tau: float  # the penalty per leaf (the estimators' tau; xgboost's gamma is 2 tau)
     min_child_weight: float
     pre_prune: bool  # hist: split only when Gain >= 0
 
