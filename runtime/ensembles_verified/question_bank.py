@@ -308,7 +308,7 @@ _register(Question(
     mistakes=(("the sum of the responsibilities, not divided by N", lambda N, r1: r1),),
 ))
 
-# --- chapter 13 ----------------------------------------------------------------------------------
+# --- chapter 14 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-scale-workers",
     "the number of workers C* at which building the histograms of a level takes as long as "
