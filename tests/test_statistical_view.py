@@ -82,11 +82,12 @@ def _orthonormal(seed, n=30, d=4):
     return X, y - y.mean()
 
 
-def _soft_threshold_of_norm(z, t):
+def _soft_threshold_of_norm(z, b):
+    """The lasso with orthonormal columns: soft thresholds of z whose l1 norms are b."""
     kinks = np.append(np.sort(np.abs(z))[::-1], 0.0)
-    norms = np.array([np.maximum(np.abs(z) - lam, 0).sum() for lam in kinks])
-    lam = np.interp(t, norms, kinks)
-    return np.sign(z) * np.maximum(np.abs(z)[None, :] - lam[:, None], 0)
+    norms = np.array([np.maximum(np.abs(z) - a, 0).sum() for a in kinks])
+    a = np.interp(b, norms, kinks)  # the threshold a of each norm
+    return np.sign(z) * np.maximum(np.abs(z)[None, :] - a[:, None], 0)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -102,6 +103,23 @@ def test_stagewise_is_within_one_step_of_the_lasso_for_orthonormal_columns(seed)
     assert np.all(np.abs(path[~covered] - z) < s + 1e-12)
     # each step changes the l1 arc length by exactly s
     np.testing.assert_allclose(np.abs(np.diff(path, axis=0)).sum(axis=1), s, rtol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_lars_path_penalty_is_the_soft_threshold_over_n(seed):
+    # scikit-learn's lasso is (1 / 2N) ||y - X b||^2 + alpha ||b||_1: with orthonormal columns its
+    # knots are the soft thresholds of z = X^T y at a = N alpha, and the first alpha is max |z| / N
+    from sklearn.linear_model import lars_path
+
+    X, y = _orthonormal(seed)
+    z = X.T @ y
+    alphas, active, knots = lars_path(X, y, method="lasso")
+    N = X.shape[0]
+    assert alphas[0] == pytest.approx(np.abs(z).max() / N, rel=1e-12)
+    soft = np.sign(z)[:, None] * np.maximum(np.abs(z)[:, None] - N * alphas[None, :], 0)
+    np.testing.assert_allclose(knots, soft, atol=1e-12)
+    assert sorted(active) == list(range(X.shape[1]))
+    assert list(active) == list(np.argsort(-np.abs(z)))  # features enter by decreasing |z_j|
 
 
 def test_stagewise_path_against_lars_where_a_lasso_coefficient_turns_back():

@@ -353,9 +353,9 @@ def forward_stagewise_path(X: Any, y: Any, step: float, n_steps: int) -> np.ndar
     Parameters
     ----------
     X : array-like of shape (n_samples, n_features)
-        The features, used as given: centre them (and ``y``) for a model without
-        intercept, and scale the columns to one norm so that the inner products
-        :math:`\mathbf{x}_j^\top r` compare correlations.
+        The features, used as given (no intercept is fitted): centre them and ``y``
+        to stand for a model with an intercept, and scale the columns to norm 1 so
+        that the inner products :math:`\mathbf{x}_j^\top r` compare correlations.
     y : array-like of shape (n_samples,)
         The target.
     step : float
