@@ -317,7 +317,7 @@ def error_ambiguity(predictions: Any, y: Any, weights: Any = None) -> ErrorAmbig
     Parameters
     ----------
     predictions : array-like of shape (M, n)
-        Members' predictions :math:`f_m(x_i)`.
+        Members' predictions :math:`h_m(x_i)`.
     y : array-like of shape (n,)
         Targets.
     weights : array-like of shape (M,), optional
@@ -327,8 +327,8 @@ def error_ambiguity(predictions: Any, y: Any, weights: Any = None) -> ErrorAmbig
     -------
     ErrorAmbiguity
         Averages over the points of :math:`(\bar f - y)^2` (computed from
-        :math:`\bar f = \sum_m w_m f_m` directly), of :math:`\sum_m w_m (f_m - y)^2` and of
-        the ambiguity :math:`\sum_m w_m (f_m - \bar f)^2`. Krogh and Vedelsby's identity:
+        :math:`\bar f = \sum_m w_m h_m` directly), of :math:`\sum_m w_m (h_m - y)^2` and of
+        the ambiguity :math:`\sum_m w_m (h_m - \bar f)^2`. Krogh and Vedelsby's identity:
         ``ensemble_error == member_error - ambiguity``, to rounding.
     """
     P, y = _member_table(predictions, y)
@@ -343,7 +343,7 @@ def error_ambiguity(predictions: Any, y: Any, weights: Any = None) -> ErrorAmbig
 
 
 def _ncl_gradient(P, y, xi):
-    """Liu and Yao's per-member gradient (f_m - y) - xi (f_m - f_bar), eq-div-ncl."""
+    """Liu and Yao's per-member gradient (h_m - y) - xi (h_m - f_bar), eq-div-ncl."""
     f_bar = P.mean(axis=0)
     return (P - y) - xi * (P - f_bar)  # eq-div-ncl
 
@@ -354,7 +354,7 @@ def ncl_gradient(predictions: Any, y: Any, xi: float) -> np.ndarray:
     Parameters
     ----------
     predictions : array-like of shape (M, n)
-        Members' outputs :math:`f_m(x_i)`.
+        Members' outputs :math:`h_m(x_i)`.
     y : array-like of shape (n,)
     xi : float in [0, 1]
         The penalty strength :math:`\xi` (Liu and Yao write :math:`\lambda`).
@@ -362,8 +362,8 @@ def ncl_gradient(predictions: Any, y: Any, xi: float) -> np.ndarray:
     Returns
     -------
     ndarray of shape (M, n)
-        :math:`(f_m - y) - \xi (f_m - \bar f)`, the derivative of member ``m``'s loss
-        :math:`\tfrac12 (f_m - y)^2 + \xi p_m`, :math:`p_m = (f_m - \bar f)\sum_{m' \ne m}(f_{m'} - \bar f)`,
+        :math:`(h_m - y) - \xi (h_m - \bar f)`, the derivative of member ``m``'s loss
+        :math:`\tfrac12 (h_m - y)^2 + \xi p_m`, :math:`p_m = (h_m - \bar f)\sum_{m' \ne m}(h_{m'} - \bar f)`,
         with :math:`\bar f` held fixed (Liu and Yao). :math:`\xi = 0` trains the members
         independently; :math:`\xi = 1` gives every member the ensemble's error :math:`\bar f - y`.
     """
