@@ -85,11 +85,12 @@ PREAMBLE = r"""
 \makeatother
 """
 SMALLER_TABLE, SIZE_OF_TABLES = r"\let\EVtablesize\footnotesize", r"\let\EVtablesize\small"
-# Sizes for laying out tables (sphinxmanual on letter paper, 1in margins; tables in 9pt
+# Sizes for laying out tables (sphinxmanual on letter paper, 0.85in side margins as set by
+# sphinxsetup in _config.yml; tables in 9pt
 # FreeSerif, FreeMono and Computer Modern): the text width, a column's padding (two
 # \tabcolsep), and the mean width of a character of prose, of a header (FreeSans), of
 # code and of a formula.
-TEXT_WIDTH_PT, PAD_PT = 469.75, 12.0
+TEXT_WIDTH_PT, PAD_PT = 491.43, 12.0
 TEXT_PT, HEAD_PT, MONO_PT, MATH_PT = 4.3, 5.0, 5.4, 5.0
 # The instructors' table in print (8 columns): the label and the summary wrap, the
 # one-word columns are wide enough for their words (the HTML keeps its widths).
@@ -300,10 +301,15 @@ def lay_out_tables(doctree: nodes.Element) -> None:
         specs = _colspecs(table)
         if not specs:
             continue
+        if "exercise-bank" in table["classes"] and "longtable" in table["classes"]:
+            continue  # laid out already (the loop meets it again after the insertions)
         if "exercise-bank" in table["classes"] and len(specs) == len(EXERCISE_BANK_WIDTHS):
             for spec, width in zip(specs, EXERCISE_BANK_WIDTHS):
                 spec["colwidth"] = width
             table["classes"].append("longtable")  # a chapter's exercises may fill a page
+            where = table.parent.index(table)  # in 8pt, like the other wide tables
+            table.parent.insert(where + 1, nodes.raw("", SIZE_OF_TABLES, format="latex"))
+            table.parent.insert(where, nodes.raw("", SMALLER_TABLE, format="latex"))
             continue
         before = table.parent.index(table) - 1 if table.parent is not None else -1
         if "colwidths-given" in table["classes"] or (
