@@ -365,7 +365,7 @@ MUTANTS = [
     Mutant("unc-jab-in-bag", "book/13_diversity_uncertainty.md",
            "ensemble_ref.math.uncertainty.jackknife_plus_after_bootstrap",
            "out = (~bag).astype(float)", "out = bag.astype(float)",
-           "the jackknife+-after-bootstrap averages the members that drew the point"),
+           "the jackknife+-after-bootstrap averages the members that drew point i at x"),
 ]
 
 # A rewrite that leaves every value as it was (lam**2 and lam * lam are the same correctly

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..core.validation import check_array, check_reals, check_shape, check_values
 from . import mixture
+from .aggregation import oob_aggregate
 
 __all__ = ["log_evidence_linear", "bma_weights", "conformal_quantile", "split_conformal_interval",
            "jackknife_plus_after_bootstrap"]
@@ -188,13 +189,12 @@ def jackknife_plus_after_bootstrap(train_predictions: Any, test_predictions: Any
     check_shape(T, "test_predictions", (P.shape[0], None), described=f"({P.shape[0]}, n_test)")
     bag = check_values(np.asarray(in_bag), "in_bag", (False, True)).astype(bool)
     check_shape(bag, "in_bag", P.shape, described=f"{P.shape} like train_predictions")
-    out = (~bag).astype(float)
-    n_out = out.sum(axis=0)
+    oob_mean, n_out = oob_aggregate(bag, P)                 # mu_{-i}(x_i), eq-oob-estimate
     check_reals(n_out, "the number of members that left each point out", 0.0, None, low_open=True,
                 message="be positive: some point is in every member's sample; use more members")
-    weights = out / n_out                                   # column i averages the members without i
-    R = np.abs(y - np.sum(weights * P, axis=0))             # out-of-bag residuals R_i
-    mu = weights.T @ T                                      # mu_{-i}(x), shape (n, n_test)
+    R = np.abs(y - oob_mean)                                # out-of-bag residuals R_i
+    out = (~bag).astype(float)                              # the members without point i, ...
+    mu = (out / n_out).T @ T                                # ... averaged at x: mu_{-i}(x), (n, n_test)
     delta = _level(delta)
     upper = _conformal_quantile(mu + R[:, None], delta, axis=0)
     lower = -_conformal_quantile(-(mu - R[:, None]), delta, axis=0)
