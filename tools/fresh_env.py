@@ -30,12 +30,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from tools.chapters import ROOT, chapter_notebooks
 from tools.stages import ONE_THREAD, STAGES
@@ -141,7 +143,7 @@ def uv_pip(python: Path, *args: str, repo: Path, env: dict) -> str:
 
 def _name(requirement: str) -> str:
     """The normalised project name of a pin such as ``dask[dataframe]==2026.8.0``."""
-    return re.split(r"[\[=<>!~; ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+    return canonicalize_name(Requirement(requirement).name)
 
 
 def install_requirements(python: Path, repo: Path, env: dict) -> list[str]:
