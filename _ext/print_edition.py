@@ -18,6 +18,10 @@ sense on a screen, from the resolved pages (the HTML is not affected):
   order and comments, and a cell left without code keeps only its outputs. The
   preface says so once, in its section on the checks. The checks' boxes are already
   left out of print (``_ext/check_boxes.py``);
+* a code cell that draws a figure that moves (it calls ``slider_figure``, of
+  ``ensembles_verified.frames``) is not printed, only its output: the printed form
+  of such a figure is a small multiple of its frames, and its drawing code is the
+  web edition's plumbing;
 * tables are laid out for the page: a table too wide for one line per cell, or a
   long one (a LaTeX ``longtable``, which Sphinx sets in unbreakable ``l`` columns when
   no widths are given), gets wrapping columns, each as wide as its widest word or
@@ -46,6 +50,7 @@ OMITTED_REFERENCE = ("book/appendix/api_core", "book/appendix/api_math", "book/a
 TABLES = {"book/appendix/claims_ledger": "The table of every check is in the online edition.",
           "book/appendix/execution": "The table of the chapters' execution times is in the online edition."}
 IN_PRINT = "In print, this part of the API reference is left out: it is in the online edition."
+FRAMES_CALL = "slider_figure"
 CHECKS_IN_PRINT = ("In print, the code leaves out the lines that only check a claim or pass a "
                    "number to the text, and the boxes of checks: they are in the online edition.")
 GLUE_CALLS = {"glue_numbers", "glue"}  # ensembles_verified's and myst-nb's
@@ -194,16 +199,28 @@ def strip_checks(source: str) -> str:
     return "\n".join(out)
 
 
+def draws_frames(source: str) -> bool:
+    """Whether the code calls ``slider_figure`` (a figure that moves on the web page)."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return False
+    return any(isinstance(node, ast.Call) and FRAMES_CALL in (getattr(node.func, "id", None),
+                                                               getattr(node.func, "attr", None))
+               for node in ast.walk(tree))
+
+
 def hide_checks(doctree: nodes.Element) -> int:
     """Every code cell loses the statements that only check or glue; a cell left
-    without code loses its input. Returns how many cells changed."""
+    without code, or one that draws a figure that moves, loses its input. Returns how
+    many cells changed."""
     changed = 0
     for source in list(doctree.findall(nodes.container)):
         if source.get("nb_element") != "cell_code_source":
             continue
         for block in list(source.findall(nodes.literal_block)):
             text = block.astext()
-            kept = strip_checks(text)
+            kept = "" if draws_frames(text) else strip_checks(text)
             if kept == text:
                 continue
             changed += 1

@@ -18,6 +18,9 @@ browser downloads are never used). For each page the test asserts that
   whole height of the page: the page does not scroll sideways, no element of the
   article sticks out of it (a formula included: one wider than its line must scroll
   inside it), and no box inside it scrolls sideways (formulas and tables excepted);
+* every figure that moves (a slider of ``ensembles_verified.frames``) works from the
+  keyboard: focused, moved to its other end with Home or End, it shows exactly one
+  frame, a different picture, and reads out the new value; every chapter has one;
 * axe-core (the copy bundled in the pinned ``axe-playwright-python`` package, so
   nothing is downloaded) finds no serious or critical accessibility violation,
   and every image has a text alternative (colour contrast on one text of each
@@ -400,6 +403,45 @@ class Tab:
         self.page.close()
 
 
+# The state of a figure that moves: which frames are shown, the picture shown, the value read out.
+SLIDER_STATE = r"""
+root => {
+  const frames = Array.from(root.querySelectorAll("img.ev-frame"));
+  const shown = frames.filter(img => !img.hidden && img.getBoundingClientRect().height > 0);
+  return {shown: shown.map(img => frames.indexOf(img)), count: frames.length,
+          src: shown.length ? shown[0].getAttribute("src") : "",
+          said: (root.querySelector("output") || {}).textContent || "",
+          valuetext: (root.querySelector("input") || {getAttribute: () => ""}).getAttribute("aria-valuetext")};
+}
+"""
+
+
+def slider_problems(page) -> tuple[list[str], int]:
+    """Move every slider of the page to its other end from the keyboard; the problems and
+    how many sliders there are."""
+    problems: list[str] = []
+    roots = page.locator(".ev-frames")
+    for k in range(roots.count()):
+        root = roots.nth(k)
+        name = root.get_attribute("id") or f"slider {k + 1}"
+        before = root.evaluate(SLIDER_STATE)
+        root.locator("input[type=range]").focus()
+        at_end = before["shown"] == [before["count"] - 1]
+        page.keyboard.press("Home" if at_end else "End")
+        after = root.evaluate(SLIDER_STATE)
+        if len(before["shown"]) != 1 or len(after["shown"]) != 1:
+            problems.append(f"figure {name}: shows {len(before['shown'])} frames, then "
+                            f"{len(after['shown'])} (one at a time)")
+        elif after["src"] == before["src"] or after["said"] == before["said"]:
+            problems.append(f"figure {name}: moving its slider from the keyboard did not change "
+                            f"the figure (frame {before['shown']} -> {after['shown']})")
+        elif after["valuetext"] != after["said"]:
+            problems.append(f"figure {name}: the slider reads out {after['valuetext']!r}, "
+                            f"the figure shows {after['said']!r}")
+        page.keyboard.press("End" if at_end else "Home")
+    return problems, roots.count()
+
+
 def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | None = None,
                axe: str | None = None) -> tuple[list[str], dict]:
     """Open one page; return the problems found (empty when the page is sound)."""
@@ -415,6 +457,8 @@ def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | N
                           "?.scrollIntoView({block: 'center'})")
         tab.page.screenshot(path=str(screenshot))
     problems, requests = tab.problems, tab.requests
+    moved, info["sliders"] = slider_problems(tab.page)
+    problems += moved
     problems += width_problems(tab.page)
     if axe is not None:
         problems += accessibility_problems(tab.page, axe, tab.contrast_checked)
@@ -475,6 +519,8 @@ BROKEN_PAGE = r"""<!DOCTYPE html>
 <div style="background: #333"><p id="dark">dark text on a dark background, in a readable style</p></div>
 <main><div style="width: 3000px">a row wider than any column</div>
 <img src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="></main>
+<div class="ev-frames" id="ev-frames-stuck"><img class="ev-frame" alt="frame 1" src="data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==">
+<label for="stuck">stuck</label><input id="stuck" type="range" min="0" max="1" value="0"><output>1</output></div>
 <script>callAFunctionThatDoesNotExist();</script>
 <script>console.error("logged error");</script>
 </body></html>
@@ -489,15 +535,28 @@ SECOND_PAGE = """<!DOCTYPE html>
 """
 
 
+def working_slider() -> str:
+    """The HTML of a small figure that moves, as a chapter's cell displays it."""
+    from ensembles_verified.frames import slider_figure
+
+    def draw(ax, k):
+        ax.plot([0, 1], [0, k])
+        ax.set_ylim(0, 3)
+    data, _ = slider_figure(draw, [1, 2, 3], name="lines", label="Slope k",
+                            figsize=(3, 2))._repr_mimebundle_()
+    return data["text/html"]
+
+
 def test_the_checks_can_fail(browser, tmp_path):
     """Each kind of defect, planted in a small page, is reported."""
     (tmp_path / "page.html").write_text(BROKEN_PAGE, encoding="utf-8")
     os.symlink(mathjax_es5_dir(), tmp_path / "mathjax", target_is_directory=True)
-    (tmp_path / "second.html").write_text(SECOND_PAGE, encoding="utf-8")
+    (tmp_path / "second.html").write_text(SECOND_PAGE.replace("</main>", working_slider() + "</main>"),
+                                          encoding="utf-8")
     tab = Tab(browser)
     with LocalServer(tmp_path) as server:
         problems, info = check_page(tab, server, "page.html", axe=axe_source())
-        second, _ = check_page(tab, server, "second.html", axe=axe_source())
+        second, second_info = check_page(tab, server, "second.html", axe=axe_source())
     tab.close()
     report = "\n".join(problems)
     # The second page repeats the first page's faint style (its contrast is known, it is
@@ -515,6 +574,7 @@ def test_the_checks_can_fail(browser, tmp_path):
         "missing anchor": "broken anchor: " + server.base + "page.html#no-such-anchor",
         "thrown error": "JavaScript error: callAFunctionThatDoesNotExist is not defined",
         "logged error": "console error: logged error",
+        "a slider that moves nothing": "figure ev-frames-stuck: moving its slider",
         "404": "HTTP 404 for " + server.base + "missing.png",
         "sideways scroll": "the page scrolls sideways",
         "wider than the column": "wider than its column",
@@ -527,18 +587,22 @@ def test_the_checks_can_fail(browser, tmp_path):
     assert not missing, f"not reported: {missing}\nreport:\n{report}"
     assert "page.html#there" not in report, "a good link was reported"
     assert info["containers"] >= 1, "MathJax did not typeset the planted formulas"
+    assert second_info["sliders"] == 1 and not [p for p in second if "color-contrast" not in p], \
+        f"a working figure that moves was reported (keyboard, width, axe) or not found: {second}"
 
 
 def check_pages(context, server: LocalServer, pages: list[str], chapters: set[str]) -> dict:
     """Check ``pages`` one after the other in one tab: problems per page and the counts."""
     failures: dict[str, list[str]] = {}
     typeset = mathjax_requests = 0
+    sliders: dict[str, int] = {}
     axe = axe_source()
     tab = Tab(context)
     for relpath in pages:
         shot = ARTIFACTS / (relpath[:-5].replace("/", "__") + ".png") if relpath in chapters else None
         problems, info = check_page(tab, server, relpath, screenshot=shot, axe=axe)
         typeset += info["containers"]
+        sliders[relpath] = info["sliders"]
         mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
         stem = relpath[:-5].replace("/", "__")
         if relpath in SHOT_CHAPTERS:  # the whole page, top to bottom
@@ -555,7 +619,8 @@ def check_pages(context, server: LocalServer, pages: list[str], chapters: set[st
         if problems:
             failures[relpath] = problems
     tab.close()
-    return {"failures": failures, "typeset": typeset, "mathjax_requests": mathjax_requests}
+    return {"failures": failures, "typeset": typeset, "mathjax_requests": mathjax_requests,
+            "sliders": sliders}
 
 
 def check_book(html: Path) -> dict:
@@ -579,7 +644,8 @@ def check_book(html: Path) -> dict:
     return {"pages": pages, "chapters": chapters,
             "failures": {page: p for r in results for page, p in r["failures"].items()},
             "typeset": sum(r["typeset"] for r in results),
-            "mathjax_requests": sum(r["mathjax_requests"] for r in results)}
+            "mathjax_requests": sum(r["mathjax_requests"] for r in results),
+            "sliders": {page: n for r in results for page, n in r["sliders"].items()}}
 
 
 def test_every_page_in_a_browser(built_book):
@@ -592,10 +658,14 @@ def test_every_page_in_a_browser(built_book):
     assert chapters <= set(pages), f"chapters without a page: {sorted(chapters - set(pages))}"
     report = "\n".join(f"{page}:\n  " + "\n  ".join(p) for page, p in sorted(failures.items()))
     assert not failures, f"{len(failures)} of {len(pages)} pages have problems:\n{report}"
+    still = sorted(page for page in chapters
+                   if re.match(r"book/\d\d_", page) and not result["sliders"].get(page))
+    assert not still, f"chapters without a figure that moves: {still}"
     assert typeset > 0 and result["mathjax_requests"] > 0, \
         "no formula was typeset by the local MathJax"
     assert len(list(ARTIFACTS.glob("*.png"))) == len(chapters) + 2 * len(SHOT_CHAPTERS), \
         "a chapter screenshot is missing"
     print(f"{len(pages)} pages checked in Chromium, {typeset} formulas typeset, "
+          f"{sum(result['sliders'].values())} figures that move operated from the keyboard, "
           f"{len(chapters)} chapter screenshots in {ARTIFACTS.relative_to(ROOT)}; widths at {WIDE} "
           f"and {NARROW} px and axe-core (serious, critical) clean")

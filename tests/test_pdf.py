@@ -169,6 +169,14 @@ def test_print_leaves_out_statements_that_only_check_or_glue():
         assert strip(source) == source
 
 
+def test_print_leaves_out_the_code_of_a_figure_that_moves():
+    draws = _print_edition().draws_frames
+    assert draws("fig = slider_figure(draw, depths, name='d', label='Depth')\nfig")
+    assert draws("frames.slider_figure(draw, [1, 2], name='d', label='Depth')")
+    assert not draws("fig, ax = plt.subplots()\nax.plot(x, y)")
+    assert not draws("%matplotlib inline")
+
+
 def test_overfull_boxes_are_read_from_the_log():
     log = ("Overfull \\hbox (831.50722pt too wide) in alignment at lines 23912--23925\n"
            " []\n\nOverfull \\hbox (2.4pt too wide) in paragraph at lines 10--12\n"

@@ -6,7 +6,8 @@ Monte Carlo bookkeeping the chapters repeat (standard errors, the replications a
 check needs to rule out its rival); :mod:`.seeds` derives every random draw of a
 chapter from its one seed; :mod:`.notebook` holds the chapters' plumbing (gluing
 numbers into the prose, stacking members' predictions, staged error curves);
-:mod:`.cross_validation` the k-fold error the chapters measure with;
+:mod:`.cross_validation` the k-fold error the chapters measure with; :mod:`.frames`
+the figures that move (a slider over frames the chapter draws, offline);
 :mod:`.selfcheck` and :mod:`.answers` check the readers' answers to the exercises.
 """
 
