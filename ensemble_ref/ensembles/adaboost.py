@@ -86,6 +86,7 @@ from ..core.validation import (
     check_X_y,
 )
 from ..math import adaboost as formulas
+from ..math import importance
 from ..trees.stump import DecisionStump, best_stump, presort_stump
 
 __all__ = ["AdaBoostClassifier"]
@@ -282,6 +283,23 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         return True
 
     # --- prediction ------------------------------------------------------------------
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        r"""The members' importances averaged with their votes :math:`\alpha_t`, normalised.
+
+        :func:`~ensemble_ref.math.importance.ensemble_mdi` of the members'
+        ``feature_importances_`` (equation ``eq-rf-mdi`` for trees; one feature per stump)
+        weighted by ``estimator_weights_``, as scikit-learn's ``AdaBoostClassifier``; a
+        perfect member (an infinite vote) outweighs the others. An ``AttributeError`` when
+        the weak learner has no ``feature_importances_``.
+        """
+        self._check_is_fitted("estimators_")
+        if not all(hasattr(h, "feature_importances_") for h in self.estimators_):
+            raise AttributeError(f"feature_importances_ needs weak learners that have one; "
+                                 f"{type(self.estimators_[0]).__name__} has none.")
+        return importance.ensemble_mdi([h.feature_importances_ for h in self.estimators_],
+                                       self.estimator_weights_)
 
     def _class_index(self, h: Any, X: np.ndarray) -> np.ndarray:
         """Index in ``classes_`` of the class that learner ``h`` predicts for each row."""

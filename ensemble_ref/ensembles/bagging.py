@@ -55,7 +55,7 @@ from ..core.validation import (
     check_sample_weight,
     check_X_y,
 )
-from ..math import aggregation
+from ..math import aggregation, importance
 from ..math.bootstrap import bootstrap_indices
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
 from ..trees.engine import SortedColumns, to_float32
@@ -202,6 +202,20 @@ class _BaseBagging(BaseEstimator):
     def _check_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("estimators_")
         return check_array(X, "X", estimator=self)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Mean of the member trees' normalised MDIs, normalised (equation ``eq-rf-mdi``).
+
+        :func:`~ensemble_ref.math.importance.forest_mdi`: trees that are a single leaf
+        are left out, as in scikit-learn's forests. Only for members that are trees
+        (an ``AttributeError`` otherwise, so ``hasattr`` says whether there is one).
+        """
+        self._check_is_fitted("estimators_")
+        if not all(hasattr(member, "tree_") for member in self.estimators_):
+            raise AttributeError(f"feature_importances_ needs members that are trees; "
+                                 f"{type(self.estimators_[0]).__name__} has no tree_.")
+        return importance.forest_mdi(self.estimators_, self.n_features_in_)
 
 
 class BaggingClassifier(ClassifierMixin, _BaseBagging):

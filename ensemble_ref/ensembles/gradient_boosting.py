@@ -85,6 +85,7 @@ from ..core.validation import (
     check_X_y,
 )
 from ..math import gradient_boosting as formulas
+from ..math import importance
 from ..math.gradient_boosting import weighted_median
 from ..math.losses import get_loss, sigmoid
 from ..trees.cart import DecisionTreeRegressor
@@ -150,6 +151,18 @@ class _BaseGradientBoosting(BaseEstimator):
                 value[leaf] = formulas._weighted_median(y[idx] - F[idx], sw[idx])
             else:  # log loss: Newton step with h_i = p_i (1 - p_i)
                 value[leaf] = formulas._newton_step(r[idx], hessian(y[idx], F[idx]), sw[idx])
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Mean of the stage trees' unnormalised MDIs, normalised (equation ``eq-rf-mdi``).
+
+        :func:`~ensemble_ref.math.importance.boosted_mdi`, scikit-learn's definition for
+        gradient boosting: each tree's impurity decreases (of the squared error of what it
+        fits, the negative gradients) divided by its root weight, averaged over the trees
+        that split, then divided by their sum.
+        """
+        self._check_is_fitted("estimators_")
+        return importance.boosted_mdi(self.estimators_, self.n_features_in_)
 
     def _staged_raw(self, X: Any) -> Iterator[np.ndarray]:
         self._check_is_fitted("estimators_")

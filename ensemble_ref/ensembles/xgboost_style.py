@@ -98,7 +98,7 @@ from ..core.validation import (
     check_sample_weight,
     check_X_y,
 )
-from ..math import sampling
+from ..math import importance, sampling
 from ..math import softmax_objective as softmax
 from ..math.losses import Loss, get_loss, sigmoid
 from ..trees.engine import Codes
@@ -261,6 +261,20 @@ class _SecondOrderBooster(BaseEstimator):
             return self.base_margin_ + sum(tree.predict(X) for tree in self.trees_)
         per_class = [sum(t.predict(X) for t in self.trees_[k::K]) for k in range(K)]
         return self.base_margin_ + np.column_stack(per_class)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """xgboost's default ``importance_type="gain"``: each feature's average loss reduction
+        per split, normalised to sum to 1.
+
+        :func:`~ensemble_ref.math.importance.gain_importance` of ``trees_`` (every class's
+        trees for K > 2): the ``Gain + tau`` of ``eq-xgb-gain`` of the splits on a feature,
+        averaged over those splits, then divided by the sum over the features; equal to
+        ``xgboost.XGBRegressor(...).feature_importances_`` on equal trees (to the library's
+        float32 rounding).
+        """
+        self._check_is_fitted("trees_")
+        return importance.gain_importance(self.trees_, self.n_features_in_, self.tau)
 
     def _trees_per_round(self) -> int:
         return int(np.size(self.base_margin_))

@@ -74,6 +74,7 @@ from ..core.validation import (
     check_sample_weight,
     check_X_y,
 )
+from ..math import importance
 from .cart_growth import TREE_LEAF, ClassCounts, GrowParams, SquaredError, grow
 from .engine import SortedColumns, to_float32
 
@@ -233,6 +234,17 @@ class _BaseDecisionTree(BaseEstimator):
         """
         X32 = self._validate_X_predict(X)
         return self.tree_.apply(X32)
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Normalised mean decrease in impurity of each feature (equation ``eq-rf-mdi``).
+
+        :func:`~ensemble_ref.math.importance.tree_mdi` of ``tree_``: the weighted impurity
+        decreases of the splits on each feature, divided by their sum (all 0 for a tree
+        that is a single leaf), as scikit-learn's ``feature_importances_``.
+        """
+        self._check_is_fitted("tree_")
+        return importance.tree_mdi(self.tree_, self.n_features_in_)
 
     def get_depth(self) -> int:
         """Depth of the tree (the root alone has depth 0)."""

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..core.base import BaseEstimator, ClassifierMixin
 from ..core.validation import check_array, check_labels, check_sample_weight, check_X_y
-from ..math import adaboost
+from ..math import adaboost, importance
 from .engine import presort
 
 __all__ = ["DecisionStump", "presort_stump", "best_stump"]
@@ -161,6 +161,18 @@ class DecisionStump(ClassifierMixin, BaseEstimator):
         self.error_ = error
         self._left, self._right = left, right
         return self
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """The normalised MDI of one split (equation ``eq-rf-mdi``): 1 for ``feature_``, 0 elsewhere.
+
+        All 0 when the stump does not split (``threshold_`` infinite) or predicts one
+        class on both sides (no impurity decrease); this is what scikit-learn's
+        ``DecisionTreeClassifier(max_depth=1).feature_importances_`` gives for a split.
+        """
+        self._check_is_fitted("feature_")
+        splits = bool(np.isfinite(self.threshold_)) and self._left != self._right
+        return importance.one_split_mdi(self.feature_, self.n_features_in_, float(splits))
 
     def _predict_index(self, X: np.ndarray) -> np.ndarray:
         return np.where(X[:, self.feature_] <= self.threshold_, self._left, self._right)
