@@ -188,6 +188,23 @@ for name, (make, kind, takes_w, multiclass) in ESTIMATORS.items():
         returns(f"{name}-feature-names-same-order", "silent-names",
                 lambda n=name, y=y: _fit(n, frame, y).predict(frame),
                 _close(lambda n=name, y=y: _fit(n, X, y).predict(X)))
+        # mixed dtypes: int, float and bool columns are numbers; strings, categories, dates are not
+        mixed = pd.DataFrame({"alpha": X[:, 0], "beta": np.round(10 * X[:, 1]).astype(int),
+                              "gamma": X[:, 2] > 0})
+        returns(f"{name}-frame-int-float-bool", "silent-dtypes",
+                lambda n=name, y=y, f=mixed: (list(_fit(n, f, y).feature_names_in_), _fit(n, f, y).predict(f)),
+                lambda got, n=name, y=y, f=mixed: (
+                    np.testing.assert_array_equal(got[0], ["alpha", "beta", "gamma"]),
+                    _close(_fit(n, f.to_numpy(dtype=float), y).predict(f.to_numpy(dtype=float)))(got[1])))
+        labels = pd.Series(np.array(["red", "green"])[np.arange(N) % 2])
+        raises(f"{name}-frame-string-and-category-columns", "unclear-dtypes",
+               r"'city' \(\w+\), 'colour' \(category\)\. ensemble_ref accepts numeric "
+               r"columns only \(int, float or bool",
+               lambda n=name, y=y, f=mixed, c=labels: _fit(n, f.assign(city=c, colour=c.astype("category")), y))
+        raises(f"{name}-frame-date-column", "unclear-dtypes", r"'when' \(datetime64",
+               lambda n=name, y=y, f=mixed: _fit(n, f.assign(when=pd.date_range("2020-01-01", periods=N)), y))
+        raises(f"{name}-frame-string-column-at-predict", "unclear-dtypes", r"'gamma' \(\w+\)",
+               lambda n=name, y=y, f=mixed: _fit(n, f, y).predict(f.assign(gamma=f["gamma"].map(str))))
         returns(f"{name}-no-feature-names-from-array", "silent-names",
                 lambda n=name, y=y: hasattr(_fit(n, X, y), "feature_names_in_"),
                 lambda has: np.testing.assert_equal(has, False))

@@ -13,7 +13,9 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["feature_names"]
+__all__ = ["feature_names", "check_numeric_columns"]
+
+NUMERIC_KINDS = "biuf"  # bool, signed and unsigned integers, floats
 
 
 def feature_names(X: Any) -> np.ndarray | None:
@@ -29,6 +31,41 @@ def feature_names(X: Any) -> np.ndarray | None:
     if names.size and all(isinstance(c, str) for c in names):
         return names
     return None
+
+
+def check_numeric_columns(X: Any, name: str = "X") -> None:
+    """A data frame's columns must all be numeric (int, float or bool), as scikit-learn requires.
+
+    A column of strings (``object``, ``string``), of categories or of dates is refused
+    (an ``object`` column that holds only numbers is accepted)
+    with a ``ValueError`` that names every such column and its dtype, and says what is
+    accepted, instead of failing later in a float conversion (or, for categories with
+    numeric labels, silently using the labels as numbers). Anything without ``dtypes``
+    and ``columns`` (an array, a list) is left to :func:`~ensemble_ref.core.validation.check_array`.
+    """
+    dtypes, columns = getattr(X, "dtypes", None), getattr(X, "columns", None)
+    if dtypes is None or columns is None or isinstance(X, np.ndarray):
+        return
+    bad = [(column, dtype) for i, (column, dtype) in enumerate(zip(columns, dtypes))
+           if getattr(dtype, "kind", "O") not in NUMERIC_KINDS and not _numbers(X.iloc[:, i], dtype)]
+    if bad:
+        listed = ", ".join(f"{column!r} ({dtype})" for column, dtype in bad[:10])
+        raise ValueError(
+            f"{name} has {len(bad)} non-numeric column(s): {listed}{' ...' if len(bad) > 10 else ''}. "
+            "ensemble_ref accepts numeric columns only (int, float or bool dtypes): encode "
+            "categories and strings as numbers (e.g. one-hot or ordinal codes) and dates as "
+            "numbers (e.g. days since a reference date) first.")
+
+
+def _numbers(column: Any, dtype: Any) -> bool:
+    """Whether an ``object`` column holds only numbers (scikit-learn converts such a column)."""
+    if str(dtype) != "object":
+        return False
+    try:
+        np.asarray(column, dtype=np.float64)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _check_feature_names(X: Any, estimator: Any, name: str) -> None:

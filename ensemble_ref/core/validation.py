@@ -34,7 +34,7 @@ from .arrays import (  # noqa: F401  (re-exported: one entry point for validatio
     check_shape,
     check_values,
 )
-from .feature_names import _check_feature_names, feature_names  # noqa: F401
+from .feature_names import _check_feature_names, check_numeric_columns, feature_names  # noqa: F401
 from .scalars import (  # noqa: F401  (re-exported: one entry point for validation)
     as_output,
     check_attributes,
@@ -89,6 +89,7 @@ def check_array(X: Any, name: str = "X", *, ensure_2d: bool = True, allow_nan: b
     if hasattr(X, "toarray") and hasattr(X, "nnz"):  # scipy.sparse matrix or array
         raise TypeError(f"{name} is a scipy sparse {type(X).__name__}; sparse input is not supported "
                         f"by ensemble_ref: pass a dense array ({name}.toarray()).")
+    check_numeric_columns(X, name)  # a data frame: every column int, float or bool
     if estimator is not None:
         _check_feature_names(X, estimator, name)
         n_features = estimator.n_features_in_
