@@ -3,9 +3,10 @@
 Each stage makes something (the strict book build, the student edition, the PDF, a
 fresh environment that executes every chapter again with another seed and runs the
 mutation test) and then runs the tests that read it; pytest only runs tests. Stages
-start as soon as the stages they need are done, up to four at a time: on a two-core
-machine the long fresh environment runs beside the build at a lower priority, and the
-build's followers (student edition, browser, PDF, the HTML checks) run beside it.
+start as soon as the stages they need are done, all at once (the operating system shares
+the cores by priority): on a two-core machine the long fresh environment runs beside the
+build at a lower priority, and the build's followers (student edition, browser, PDF, the
+HTML checks) start together when it ends, so no stage waits for a slot while a core idles.
 
     python -m doit             # every stage, then the table of time per stage
     python -m doit list        # the stages
@@ -38,7 +39,7 @@ class StageReporter(ConsoleReporter):
         stages.report(ORDER, since=self.started)
 
 
-DOIT_CONFIG = {"default_tasks": ["test"], "num_process": 4, "par_type": "thread",
+DOIT_CONFIG = {"default_tasks": ["test"], "num_process": 8, "par_type": "thread",
                "continue": True, "verbosity": 2, "dep_file": "_build/.doit.json",
                "backend": "json", "reporter": StageReporter}
 
