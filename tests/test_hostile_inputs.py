@@ -654,3 +654,84 @@ from hostile_battery import outcome  # noqa: E402
 def test_battery_case(case):
     result, detail = outcome(case)
     assert result == "ok", f"{result}: {detail}"
+
+
+# ------------------------------------------------------------------ four cases from real data
+# (a) constant features, (b) a target with a large offset, (c) a learning rate that overflows,
+# (d) integer features near 2**62: each has one right answer, checked against a wrong one.
+
+@pytest.mark.parametrize("counts, cv", [((17, 13), 3), ((18, 12), 3), ((11, 9, 5), 5), ((20, 11), 2),
+                                        ((9, 21), 4), ((7, 7, 12), 3)])
+def test_stacking_on_constant_features_predicts_the_majority_class(counts, cv):
+    """On constant features every member predicts its training fold's class shares; the
+    stack must answer what its meta-model answers on constant inputs: the class shares,
+    hence the majority class (never a minority class)."""
+    labels = np.array(["ash", "birch", "cedar"])[:len(counts)]
+    y = np.repeat(labels, counts)
+    Xc = np.ones((y.size, 2))
+    shares = np.array(counts) / y.size
+    for state in range(3):
+        model = er.StackingClassifier(_trees("classifier"), cv=cv, random_state=state).fit(Xc, y)
+        assert np.all(model.predict(Xc) == labels[np.argmax(counts)])
+        np.testing.assert_allclose(model.predict_proba(Xc[:1])[0], shares, atol=0.02)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_forest_regression_fitted_to_y_plus_1e9_is_the_forest_fitted_to_y_translated(seed):
+    """y + 1e9 is y rounded to multiples of 2**-23 (about 1.2e-7): leaf means move by at most
+    6e-8, so the predictions agree to 1e-6 of the spread of y. (With leaves of single points,
+    min_samples_leaf=1, splits of equal in-bag partitions on different features tie exactly,
+    and that rounding decides between them: see the package's tree documentation.)"""
+    rng = np.random.default_rng(seed)
+    X_fit, X_new = rng.normal(size=(80, 3)), rng.normal(size=(200, 3))
+    y = X_fit[:, 0] + 0.5 * X_fit[:, 1] ** 2 + 0.1 * rng.normal(size=80)
+    for params in ({"min_samples_leaf": 5}, {"min_samples_leaf": 5, "max_features": 0.5}):
+        make = lambda: er.RandomForestRegressor(n_estimators=10, random_state=seed, **params)  # noqa: E731
+        plain, shifted = make().fit(X_fit, y), make().fit(X_fit, y + 1e9)
+        np.testing.assert_allclose(shifted.predict(X_new) - 1e9, plain.predict(X_new), rtol=0,
+                                   atol=1e-6 * np.ptp(y))
+        for a, b, idx in zip(plain.estimators_, shifted.estimators_, plain.estimators_samples_):
+            np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)  # the same splits
+    default = er.RandomForestRegressor(n_estimators=10, random_state=seed)
+    plain, shifted = default.fit(X_fit, y), er.RandomForestRegressor(n_estimators=10, random_state=seed).fit(
+        X_fit, y + 1e9)
+    for a, b, idx in zip(plain.estimators_, shifted.estimators_, plain.estimators_samples_):
+        in_bag = X_fit[np.unique(idx)]  # the same partition of the rows each tree was grown on
+        np.testing.assert_allclose(b.predict(in_bag) - 1e9, a.predict(in_bag), rtol=0, atol=1e-6 * np.ptp(y))
+
+
+@pytest.mark.parametrize("name", ["GradientBoostingRegressor", "GradientBoostingClassifier",
+                                  "XGBRegressor", "XGBClassifier"])
+@pytest.mark.parametrize("learning_rate", [1e308, 1e200, 1e10])
+def test_an_overflowing_learning_rate_is_an_error_naming_it(name, learning_rate):
+    """A classifier's log-loss gradients are bounded: 1e10 only saturates its probabilities."""
+    spec = ESTIMATORS[name]
+    if learning_rate == 1e10 and spec.kind == "classifier":
+        finite(spec.make(learning_rate=learning_rate, n_estimators=20).fit(X, spec.y()).predict_proba(X))
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning on the way, and no NaN
+        with pytest.raises(ValueError, match=r"learning_rate=.*overflow"):
+            spec.make(learning_rate=learning_rate, n_estimators=20).fit(X, spec.y())
+
+
+def test_a_learning_rate_of_order_one_is_accepted():
+    for name in ("GradientBoostingRegressor", "XGBRegressor", "XGBClassifier"):
+        spec = ESTIMATORS[name]
+        finite(spec.make(learning_rate=1.0, n_estimators=20).fit(X, spec.y()).predict(X))
+
+
+@pytest.mark.parametrize("componentwise", [False, True])
+def test_linear_booster_with_integer_features_near_2_to_the_62(componentwise):
+    """Integers near 2**62 are 1024 apart in float64: converted first, features spanning
+    less than 1000 become constant. Taken relative to their minimum in integer arithmetic
+    the fit is the fit of the shifted features (a translation changes only the intercepts)."""
+    rng = np.random.default_rng(62)
+    codes = rng.integers(0, 1000, size=(60, 3))
+    y = 0.01 * codes[:, 0] - 0.02 * codes[:, 1] + rng.normal(size=60)
+    new = rng.integers(0, 1000, size=(20, 3))
+    make = lambda: er.LinearBoostingRegressor(n_estimators=30, componentwise=componentwise)  # noqa: E731
+    shifted, plain = make().fit(codes + 2**62, y), make().fit(codes, y)
+    for rows in (codes, new):
+        np.testing.assert_allclose(shifted.predict(rows + 2**62), plain.predict(rows), rtol=1e-9, atol=1e-9)
+    assert np.ptp(plain.predict(codes)) > 1.0  # the features matter: the check can fail

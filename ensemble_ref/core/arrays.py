@@ -16,7 +16,8 @@ import numpy as np
 
 __all__ = ["DtypeError", "check_dtype", "check_integers", "check_values", "check_nonzero", "check_shape",
            "check_same_shape", "check_permutation", "check_increasing", "check_distribution",
-           "check_sequence", "check_equicorrelation"]
+           "check_sequence", "check_equicorrelation", "integer_offsets",
+           "centre_integers"]
 
 
 class DtypeError(TypeError, ValueError):
@@ -151,3 +152,25 @@ def check_equicorrelation(rho: np.ndarray, n: np.ndarray, rho_name: str = "rho",
     if np.any((n > 1) & (rho * (n - 1) < -1 - 1e-12)):
         raise ValueError(f"{rho_name} must be at least -1/({n_name}-1): {n_name} {what} cannot all be "
                          f"more negatively correlated (got {rho_name}={rho!r}, {n_name}={n!r}).")
+
+
+def integer_offsets(raw: Any) -> np.ndarray | None:
+    """The column minima of an integer array (exact Python ints), or ``None`` for other data.
+
+    Integers near ``2**62`` are 1024 apart in float64, so converting them to floats loses
+    everything below that; taken relative to their column minimum *before* the conversion
+    (:func:`centre_integers`) they keep every unit of their spread (up to ``2**53``).
+    """
+    arr = raw if isinstance(raw, np.ndarray) else np.asarray(raw)
+    if arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.size == 0:
+        return None
+    return np.array([int(v) for v in arr.min(axis=0)], dtype=object)
+
+
+def centre_integers(raw: Any, X: np.ndarray, offsets: np.ndarray | None) -> np.ndarray:
+    """``X`` (the float64 validation of ``raw``), or ``raw - offsets`` computed exactly in
+    integers and rounded to float64 once, when ``raw`` is an integer array and offsets are given."""
+    arr = raw if isinstance(raw, np.ndarray) else np.asarray(raw)
+    if offsets is None or arr.dtype.kind not in "iu" or arr.shape != X.shape:
+        return X if offsets is None else X - offsets.astype(np.float64)
+    return (arr.astype(object) - offsets).astype(np.float64)

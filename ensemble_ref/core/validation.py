@@ -22,6 +22,7 @@ import numpy as np
 
 from .arrays import (  # noqa: F401  (re-exported: one entry point for validation)
     DtypeError,
+    centre_integers,
     check_distribution,
     check_dtype,
     check_equicorrelation,
@@ -33,6 +34,7 @@ from .arrays import (  # noqa: F401  (re-exported: one entry point for validatio
     check_sequence,
     check_shape,
     check_values,
+    integer_offsets,
 )
 from .feature_names import _check_feature_names, check_numeric_columns, feature_names  # noqa: F401
 from .scalars import (  # noqa: F401  (re-exported: one entry point for validation)
@@ -59,6 +61,7 @@ __all__ = [
     "check_labels",
     "check_scale",
     "check_target",
+    "check_finite_scores",
 ]
 
 
@@ -233,6 +236,17 @@ def check_scale(a: np.ndarray, name: str = "y") -> None:
             f"{name} has magnitude {scale:.3g}, outside [{low:g}, {high:g}] where squared errors "
             f"are representable in float64; rescale {name} (e.g. divide by its standard deviation)."
         )
+
+
+def check_finite_scores(F: np.ndarray, learning_rate: float, stage: int,
+                        limit: float = SCALE_RANGE[1]) -> np.ndarray:
+    """``F`` unchanged if ``|F| <= limit``; else a ``ValueError`` naming ``learning_rate``, whose
+    excess (``1e200``) made ``F_m = F_(m-1) + learning_rate h_m`` overflow, or the next stage's
+    squared residuals (beyond ``SCALE_RANGE``; a float32 gain, beyond ``limit``), not NaN."""
+    if not np.all(np.abs(F) <= limit):
+        raise ValueError(f"learning_rate={learning_rate!r} makes the scores F_m overflow at stage {stage} "
+                         f"(|F| > {limit:g}); use a learning rate of order 1 or below.")
+    return F
 
 
 def check_labels(y: np.ndarray, *, n_classes: int | None = None, min_classes: int = 2

@@ -77,6 +77,7 @@ from ..core.validation import (
     check_array,
     check_choice,
     check_class_weights,
+    check_finite_scores,
     check_float,
     check_int,
     check_labels,
@@ -129,7 +130,9 @@ class _BaseGradientBoosting(BaseEstimator):
             tree.fit_presorted(data, r, sw * in_bag)  # out-of-bag rows get weight 0
             leaves = tree.tree_.apply(data.XT.T)
             self._set_leaf_values(tree, leaves, in_bag, y, F, r, sw)  # eq-gb-leaf
-            F = F + nu * tree.tree_.value[leaves]  # F_m = F_{m-1} + nu w_jm
+            with np.errstate(over="ignore", invalid="ignore"):  # checked on the next line
+                F = F + nu * tree.tree_.value[leaves]  # F_m = F_{m-1} + nu w_jm
+            check_finite_scores(F, self.learning_rate, m + 1)
             self.estimators_.append(tree)
             scores.append(np.average(L.unchecked("value")(y[in_bag], F[in_bag]),
                                      weights=sw[in_bag]))

@@ -14,12 +14,14 @@ import numpy as np
 
 from ..core.base import BaseEstimator, RegressorMixin
 from ..core.validation import (
+    centre_integers,
     check_array,
     check_bool,
     check_float,
     check_int,
     check_scale,
     check_X_y,
+    integer_offsets,
 )
 from ..math.losses import get_loss
 
@@ -56,6 +58,10 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
         :math:`\beta_m`.
     train_score_ : ndarray of shape (M,)
         Mean squared training error after each round.
+    offsets_ : ndarray of Python ints, shape (n_features,), or None
+        For integer ``X``: the column minima, subtracted exactly (in integers) before the
+        conversion to float64, in ``fit`` and in ``predict``; the learners' intercepts
+        :math:`a_m` are then those of the shifted features. ``None`` for float ``X``.
     n_features_in_ : int
     """
 
@@ -94,7 +100,12 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
         -------
         self
         """
+        raw = X
         X, y = check_X_y(X, y, y_numeric=True, estimator=self)
+        # integer features relative to their minimum, subtracted exactly before the float
+        # conversion (near 2**62 float64 keeps only multiples of 1024); the fit is the same
+        self.offsets_ = integer_offsets(raw)
+        X = centre_integers(raw, X, self.offsets_)
         check_scale(X, "X")  # least squares forms X^T X
         residual_gradient = get_loss("squared_error").unchecked("gradient")
         M = check_int(self.n_estimators, "n_estimators", low=1)
@@ -115,7 +126,7 @@ class LinearBoostingRegressor(RegressorMixin, BaseEstimator):
     def staged_predict(self, X: Any) -> Iterator[np.ndarray]:
         """Yield :math:`f_m(X)` for ``m = 1, ..., M``, summing the learners one by one."""
         self._check_is_fitted("coefs_")
-        X = check_array(X, estimator=self)
+        X = centre_integers(X, check_array(X, estimator=self), self.offsets_)
         F = np.full(X.shape[0], self.init_)
         for a, beta in zip(self.intercepts_, self.coefs_):
             F = F + self.learning_rate * (a + X @ beta)  # f_m = f_{m-1} + nu b_m

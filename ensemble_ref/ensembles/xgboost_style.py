@@ -91,6 +91,7 @@ from ..core.base import BaseEstimator, ClassifierMixin, RegressorMixin
 from ..core.validation import (
     check_array,
     check_class_weights,
+    check_finite_scores,
     check_float,
     check_int,
     check_labels,
@@ -222,13 +223,17 @@ class _SecondOrderBooster(BaseEstimator):
                 features = sampling._subsample_columns(rng, d, colsample)
                 g_k, h_k = (g, h) if g.ndim == 1 else (g[:, k], h[:, k])
                 tree = grow(data, g_k, h_k, rows, features, tree_params)
-                tree.value = nu * tree.weight  # the shrunken tree nu f_m
+                with np.errstate(over="ignore"):  # the scores are checked below
+                    tree.value = nu * tree.weight  # the shrunken tree nu f_m
                 # the training rows' leaves, when the growth found them (no second pass)
                 leaf = leaves if hist and rows.size == n else tree.train_leaf
                 tree.train_leaf = None
                 step.append(tree.predict(X) if leaf is None else tree.value[leaf])
                 self.trees_.append(tree)
-            F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + nu f_m
+            with np.errstate(over="ignore", invalid="ignore"):
+                F = F + (step[0] if g.ndim == 1 else np.column_stack(step))  # F_m = F_{m-1} + nu f_m
+            # the gains are rounded to float32 as the library does: G^2 must stay below its maximum
+            check_finite_scores(F, self.learning_rate, m + 1, np.sqrt(np.finfo(np.float32).max) / (4 * n))
             losses.append(np.average(self._loss_values(loss, y, F), weights=sw))
         self.train_loss_ = np.array(losses)
 
