@@ -11,9 +11,10 @@ Two steps, the way QuantEcon's lectures make their PDF:
    (``_build/.jupyter_cache``), so no chapter is executed again; glued numbers and
    figures come from the cached outputs. Only the chapters the HTML numbers are
    numbered (``_ext/reader_edition.py``), so every number matches the HTML.
-2. ``xelatex``, ``xindy`` and ``xelatex`` twice typeset it with Debian's TeX Live (packages
+2. ``xelatex`` three times typesets it with Debian's TeX Live (packages
    ``texlive-xetex texlive-latex-recommended texlive-latex-extra
-   texlive-fonts-recommended fonts-freefont-otf latexmk xindy``).
+   texlive-fonts-recommended fonts-freefont-otf latexmk``). The book has no index (the
+   glossary is its list of terms), so no index program runs.
 
 The build fails when LaTeX stops, when a glyph is missing from the fonts
 ("Missing character") or when a reference is left undefined. A summary (pages,
@@ -71,15 +72,13 @@ def build(timeout: int = 1800) -> dict:
     if proc.returncode != 0:
         raise RuntimeError("the LaTeX build failed:\n" + (proc.stdout + proc.stderr)[-5000:])
     sphinx_seconds = time.perf_counter() - start
-    # xelatex, the index (xindy, as Sphinx's Makefile configures it), then xelatex twice
-    # for the references: a fixed sequence, each step's output kept. The first two passes
-    # only write the auxiliary files (page numbers, contents, index, outlines) and skip the
-    # PDF itself (-no-pdf, as latexmk does), a third of their time.
+    # xelatex three times: the references, then the page numbers of the contents once the
+    # references' text has its final width. The first two passes only write the auxiliary
+    # files (page numbers, contents, outlines) and skip the PDF itself (-no-pdf, as
+    # latexmk does), a third of their time.
     xelatex = ["xelatex", "-interaction=nonstopmode", "-halt-on-error", f"{NAME}.tex"]
     draft = [*xelatex[:1], "-no-pdf", *xelatex[1:]]
-    xindy = ["xindy", "-L", "english", "-C", "utf8", "-M", "sphinx.xdy", "-o", f"{NAME}.ind",
-             f"{NAME}.idx"]
-    for step in (draft, xindy, draft, xelatex):
+    for step in (draft, draft, xelatex):
         tex = subprocess.run(step, cwd=LATEX, capture_output=True, text=True, timeout=timeout)
         if tex.returncode != 0:
             break

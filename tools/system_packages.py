@@ -21,8 +21,8 @@ from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
 TEX_PACKAGES = ["texlive-xetex", "texlive-latex-recommended", "texlive-latex-extra",
-                "texlive-fonts-recommended", "fonts-freefont-otf", "latexmk", "xindy"]
-TEX_PROGRAMS = ("xelatex", "latexmk", "xindy")
+                "texlive-fonts-recommended", "fonts-freefont-otf", "latexmk"]
+TEX_PROGRAMS = ("xelatex", "latexmk")
 LOCK = ["-o", "DPkg::Lock::Timeout=900"]  # wait for another installation to finish
 
 
