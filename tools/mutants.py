@@ -186,6 +186,10 @@ MUTANTS = [
            "w[split] * impurity[split] - w[l] * impurity[l] - w[r] * impurity[r]",
            "impurity[split] - (w[l] * impurity[l] + w[r] * impurity[r]) / w[split]",
            "impurity importance without the node's weighted sample count w_t"),
+    Mutant("mdi-forest-unnormalised-trees", "book/06_random_forests.md",
+           "ensemble_ref.math.importance.forest_mdi", "tree_mdi(t, d)", "tree_mdi(t, d, normalize=False)",
+           "a forest's MDI averages its trees' unnormalised MDIs (gradient boosting's rule), so a tree "
+           "with a larger root impurity counts more"),
     Mutant("ece-unweighted-bins", "book/07_voting_stacking.md",
            "ensemble_ref.math.calibration.expected_calibration_error",
            "np.sum(share * np.abs(bins.frequency[full] - bins.confidence[full]))",
