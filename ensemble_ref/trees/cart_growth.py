@@ -254,32 +254,39 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
     """Split score of every candidate position of every pair (-inf where inadmissible).
 
     ``samples`` and their values ``x`` list the pairs one after the other, each sorted.
+    Only the positions between two distinct values are scored (on integer or one-hot
+    columns, most positions sit inside a run of ties).
     """
     E = samples.size
     Zc = np.zeros((crit.Z.shape[0], E + 1), dtype=crit.Z.dtype)
     for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
         np.cumsum(Z_k[samples], out=Zc_k[1:])
-    NL = np.arange(E) - pstart.repeat(plen)  # points left of the threshold
-    SL = (Zc[:, :-1] - Zc[:, pstart].repeat(plen, axis=1)).astype(float, copy=False)
+    between = np.empty(E, dtype=bool)  # a threshold between x[e - 1] and x[e] separates them
+    between[0] = False
+    np.greater(x[1:], x[:-1] + FEATURE_THRESHOLD, out=between[1:])
+    between[pstart] = False  # the first position of a pair leaves its left side empty
+    e = np.flatnonzero(between)  # split before position e
+    pair = np.repeat(np.arange(pair_node.size), plen)[e]
+    first = pstart[pair]
+    NL = e - first  # points left of the threshold
+    SL = (Zc[:, e] - Zc[:, first]).astype(float, copy=False)
     if unit_weights:
-        WL = NL.astype(float)  # left sums: split before position e
+        WL = NL.astype(float)  # left sums
     else:
         wv = w if crit.w_int is None else crit.w_int
         Wc = np.zeros(E + 1, dtype=wv.dtype)
         np.cumsum(wv[samples], out=Wc[1:])
-        WL = (Wc[:-1] - Wc[pstart].repeat(plen)).astype(float, copy=False)
-    SR = level.T[:, pair_node].repeat(plen, axis=1) - SL  # S_R = S_t - S_L
-    WR = level.W[pair_node].repeat(plen) - WL
-    if msl == 1 and (unit_weights or crit.w_int is not None):
-        # whole positive weights: W_L > 0 and W_R > 0 exactly when both sides have a point
-        valid = np.ones(E, dtype=bool)
-        valid[pstart] = False
-    else:
-        valid = (NL >= msl) & (plen.repeat(plen) - NL >= msl) & (WL > 0) & (WR > 0)
-    valid[1:] &= x[1:] > x[:-1] + FEATURE_THRESHOLD  # only between distinct values
-    valid[0] = False
+        WL = (Wc[e] - Wc[first]).astype(float, copy=False)
+    SR = level.T[:, pair_node[pair]] - SL  # S_R = S_t - S_L
+    WR = level.W[pair_node[pair]] - WL
+    if not (msl == 1 and (unit_weights or crit.w_int is not None)):
+        # (whole positive weights and msl = 1: both sides have a point, so W_L, W_R > 0)
+        ok = (NL >= msl) & (plen[pair] - NL >= msl) & (WL > 0) & (WR > 0)
+        e, SL, WL, SR, WR = e[ok], SL[:, ok], WL[ok], SR[:, ok], WR[ok]
+    proxy = np.full(E, -np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(valid, crit.proxy(SL, WL, SR, WR), -np.inf)
+        proxy[e] = crit.proxy(SL, WL, SR, WR)
+    return proxy
 
 
 def _pick_best(proxy, pair_node, pstart, plen, J):
