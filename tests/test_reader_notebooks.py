@@ -7,8 +7,10 @@ directive or label target, and every glued number of the chapter as its value.
 Its code cells must be the chapter's code cells, unchanged and in order, and the
 cells the strict build executed without an error, so it runs as the chapter ran;
 nothing is executed here (each chapter runs at most twice in a test run: in the
-build and in the fresh environment). The launch buttons must open the
-reader-notebooks branch.
+build and in the fresh environment). Every exercise is a cell of its own followed
+by an empty answer cell (code for coding and experiment exercises, Markdown for
+derivations and proofs) and, where the statement shows a self-check or an answer
+check, a cell that calls it. The launch buttons must open the reader-notebooks branch.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from pathlib import Path
 import pytest
 
 from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
+from tools.exercise_sources import chapter_exercises  # noqa: E402
 from tools.reader_notebooks import (  # noqa: E402
+    ANSWER_TAGS,
     EXPLAIN_CLAIMS,
     MYST_SYNTAX_RE,
     Resolver,
@@ -65,6 +69,91 @@ def test_reader_notebook_has_no_myst_and_every_number(md, built_book):
     assert download.read_bytes() == reader(md).read_bytes()
 
 
+def assert_answer_cells(nb, exercises: list[dict], where: str) -> None:
+    """Every exercise is its own cell, followed by its answer cell and, if it has one, its check."""
+    cells = nb.cells
+    for ex in exercises:
+        at = [i for i, c in enumerate(cells) if c.cell_type == "markdown"
+              and c.source.startswith(f'<a id="{ex["label"]}"></a>') and "**Exercise" in c.source]
+        assert len(at) == 1, f"{where}: exercise {ex['label']} is not a cell of its own"
+        i = at[0]
+        assert "**Exercise" not in cells[i].source.split("**Exercise", 1)[1], \
+            f"{where}: {ex['label']} shares its cell with another exercise"
+        answer = cells[i + 1]
+        assert answer.metadata.get("tags") == ["answer"], f"{where}: {ex['label']} has no answer cell"
+        if ex["kind"] in ("coding", "experiment"):
+            assert answer.cell_type == "code" and answer.source == "", (where, ex["label"])
+        else:
+            assert answer.cell_type == "markdown" and answer.source == "*Your answer:*"
+        checks = re.findall(r"\b(check_\w+)\(", ex["statement"])
+        after = [c for c in cells[i + 2:i + 2 + len(set(checks))]
+                 if c.metadata.get("tags") == ["answer-check"]]
+        assert len(after) == len(set(checks)), f"{where}: {ex['label']} lacks its check cells"
+        for name in set(checks):
+            assert any(f"{name}(" in c.source for c in after), (where, ex["label"], name)
+        if "check_answer" in checks:
+            assert any(f"check_answer({ex['label']!r}, your_answer" in c.source for c in after)
+
+
+@pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
+def test_every_exercise_is_followed_by_an_answer_cell(md, built_book):
+    import nbformat
+
+    nb = nbformat.read(reader(md), as_version=4)
+    exercises = chapter_exercises(md)[0]
+    assert exercises
+    assert_answer_cells(nb, exercises, md.stem)
+
+
+def test_answer_cells_of_a_small_chapter():
+    """The answer cells on a synthetic chapter: one cell per exercise, even two in one cell."""
+    import jupytext
+
+    text = CHANGED_SEED.replace("# A claim that depends on the draw", """# Exercises
+
+Some prose.
+
+:::{exercise} A derivation (★)
+:label: ex-a
+:class: derivation
+
+Derive it, and check it:
+
+```text
+from ensembles_verified.answers import check_answer
+check_answer("ex-a", 0.1)             # your number
+```
+:::
+
+:::{exercise} Code (★)
+:label: ex-b
+:class: coding
+
+Write `f` and check it with
+
+```text
+from ensembles_verified.selfcheck import check_oob_fraction
+check_oob_fraction(f)     # prints a line
+```
+:::
+
+:::{solution} ex-b
+:class: dropdown
+
+Worked.
+:::
+""")
+    nb = reader_notebook(jupytext.reads(text, fmt="md:myst"), {"labels": {}}, "book/x")
+    exercises = [{"label": "ex-a", "kind": "derivation", "statement": 'check_answer("ex-a", 0.1)'},
+                 {"label": "ex-b", "kind": "coding", "statement": "check_oob_fraction(f)"}]
+    assert_answer_cells(nb, exercises, "synthetic")
+    sources = [c.source for c in nb.cells]
+    assert any("Some prose" in s and "**Exercise" not in s for s in sources)
+    assert any("<details>" in s for s in sources), "the solution follows the answer cells"
+    code = chapter_code(nb)
+    assert len(code) == 3 and not any("your_answer" in c for c in code)
+
+
 def test_launch_buttons_open_the_reader_notebooks(built_book):
     page = (built_book / "book" / "09_gradient_boosting.html").read_text(encoding="utf-8")
     assert "mybinder.org/v2/gh/ensembles-verified/ensembles-verified/reader-notebooks?" in page
@@ -83,7 +172,8 @@ def test_reader_notebook_runs_as_the_build_ran(md, built_book):
     nb = nbformat.read(reader(md), as_version=4)
     executed = nbformat.read(ROOT / "_build" / "jupyter_execute" /
                              md.relative_to(ROOT).with_suffix(".ipynb"), as_version=4)
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    code = [c.source for c in nb.cells if c.cell_type == "code"
+            and not set(c.metadata.get("tags", [])) & set(ANSWER_TAGS)]
     ran = [c for c in executed.cells if c.cell_type == "code"]
     assert code, f"{md.name}: no code cell"
     assert code[0].startswith(EXPLAIN_CLAIMS), f"{md.name}: the first cell must set the claims to explain"

@@ -27,7 +27,7 @@ from tools.exercise_sources import (  # noqa: E402
     visible_sources,
     windows,
 )
-from tools.reader_notebooks import EXPLAIN_CLAIMS  # noqa: E402
+from tools.reader_notebooks import ANSWER_TAGS, EXPLAIN_CLAIMS  # noqa: E402
 
 pytestmark = pytest.mark.book  # read by the stage 'html' of dodo.py, after its product is made
 
@@ -68,7 +68,8 @@ def test_student_notebook_keeps_exercises_and_code_and_drops_solutions(md, writt
     nb = nbformat.read(written / f"{md.stem}.ipynb", as_version=4)
     nbformat.validate(nb)
     source = jupytext.read(md)
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    code = [c.source for c in nb.cells if c.cell_type == "code"
+            and not set(c.metadata.get("tags", [])) & set(ANSWER_TAGS)]
     assert code[0].startswith(EXPLAIN_CLAIMS), "a failing claim must explain itself, not stop the notebook"
     code[0] = code[0][len(EXPLAIN_CLAIMS):]
     assert code == [c.source for c in source.cells if c.cell_type == "code"]
@@ -86,6 +87,15 @@ def test_student_notebook_keeps_exercises_and_code_and_drops_solutions(md, writt
         probes = solution_probes(sol["text"], visible)
         assert probes
         assert not [p for p in probes if f" {p} " in text], f"solution to {sol['target']} kept"
+    # every exercise is its own cell, followed by an answer cell (and its check cells)
+    for ex in exercises:
+        at = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown"
+              and c.source.startswith(f'<a id="{ex["label"]}"></a>')]
+        assert len(at) == 1 and nb.cells[at[0] + 1].metadata.get("tags") == ["answer"], ex["label"]
+        kind = "code" if ex["kind"] in ("coding", "experiment") else "markdown"
+        assert nb.cells[at[0] + 1].cell_type == kind, ex["label"]
+        if "check_" in ex["statement"]:
+            assert nb.cells[at[0] + 2].metadata.get("tags") == ["answer-check"], ex["label"]
     # everything that is not a solution is still there
     original = normalised("\n".join(c.source for c in source.cells if c.cell_type == "markdown"))
     kept = normalised("\n".join(c.source for c in nb.cells if c.cell_type == "markdown"))

@@ -19,7 +19,13 @@ order, and Markdown cells in which
 * theorem, definition, algorithm, proof, exercise, solution and admonition boxes
   are plain Markdown (a bold heading; a solution is a collapsed ``<details>``);
 * labelled equations carry their number (``\\tag``), labels become HTML anchors;
-* a figure's caption follows the cell that draws it.
+* a figure's caption follows the cell that draws it;
+* every exercise is a Markdown cell of its own, followed by an empty answer cell
+  (a code cell for a coding or experiment exercise, a Markdown cell "*Your
+  answer:*" for a derivation or proof) and, when the exercise has a self-check or
+  an answer check, a code cell that calls it with a placeholder for the answer
+  (the cells are tagged ``answer`` and ``answer-check``; ``chapter_code`` leaves
+  them out).
 
 The references come from ``_build/reader/refs.json``, written by the book's build
 (``_ext/reader_edition.py``), which also writes these notebooks for the download
@@ -88,6 +94,7 @@ class Resolver:
         self.refs, self.docname = refs, docname
         self.labels = refs.get("labels", {})
         self.cited: list[str] = []
+        self.answer_cells = False  # mark each exercise for its answer cells (reader_notebook)
         self.baseurl = refs.get("baseurl", "").rstrip("/") + "/"
 
     def url(self, doc: str, anchor: str = "") -> str:
@@ -269,7 +276,13 @@ def directive(name: str, arg: str, options: dict, body: str, res: Resolver,
     if name == "exercise":
         number = res.number(label) if label else ""
         title = f" — {convert_markdown(arg, res, student).strip()}" if arg else ""
-        return f"{anchor}**Exercise {number}**{title}\n\n{inner.strip()}\n"
+        text = f"{anchor}**Exercise {number}**{title}\n\n{inner.strip()}\n"
+        if not res.answer_cells:
+            return text
+        kind = options.get("class", "").split()
+        mark = json.dumps({"label": label, "number": number, "kind": kind[0] if kind else "",
+                           "checks": exercise_checks(body)})
+        return f"\n{EXERCISE_START}\n{text}\n{EXERCISE_END}{mark}{EXERCISE_END}\n"
     if name == "solution":
         if student:
             return ""
@@ -304,10 +317,84 @@ EXPLAIN_CLAIMS = (
     "os.environ.setdefault(\"ENSEMBLES_VERIFIED_CLAIMS\", \"explain\")\n\n")
 
 
+# -- answer cells -----------------------------------------------------------------------
+
+EXERCISE_START, EXERCISE_END = "\x1d", "\x1e"  # marks around an exercise, in reader_notebook only
+ANSWER_TAGS = ("answer", "answer-check")
+_IMPORT_RE = re.compile(r"^\s*from (ensembles_verified[\w.]*) import ([\w, ]+)", re.M)
+_CALL_RE = re.compile(r"^\s*(check_\w+)\((.*?)\)\s*(?:#.*)?$", re.M)
+
+
+def exercise_checks(body: str) -> list[dict]:
+    """The checks an exercise's statement shows: each check's module, name and first call."""
+    modules = {name.strip(): module for module, names in _IMPORT_RE.findall(body)
+               for name in names.split(",")}
+    found: dict[str, dict] = {}
+    for name, args in _CALL_RE.findall(body):
+        if name not in found:
+            found[name] = {"module": modules.get(name, "ensembles_verified.selfcheck"),
+                           "name": name, "args": args.strip()}
+    return list(found.values())
+
+
+def _check_source(check: dict, label: str, number: str) -> str:
+    """The code of a check cell: the call, with a placeholder for the student's answer."""
+    name, module = check["name"], check["module"]
+    if name == "check_answer":
+        return (f"# Check your answer to Exercise {number}: put it in place of None (a number, "
+                f"or a formula\n# as a string), and your seed if you were given one.\n"
+                f"from {module} import check_answer\n\n"
+                f"your_answer = None\nyour_seed = None\n"
+                f"if your_answer is not None:\n"
+                f"    check_answer({label!r}, your_answer, seed=your_seed)")
+    call = f"{name}({check['args']})"
+    return (f"# Check your function (define it in the cell above first; pass random_state=your "
+            f"seed for a variant).\nfrom {module} import {name}\n\ntry:\n    {call}\n"
+            f"except NameError as exc:  # the function is not defined yet\n"
+            f"    print(f\"Define your function first ({{exc}}).\")")
+
+
+def _answer_cells(mark: dict) -> list:
+    """The empty answer cell of an exercise, and its check cells."""
+    import nbformat
+
+    if mark["kind"] in ("coding", "experiment"):
+        cells = [nbformat.v4.new_code_cell("")]
+    else:
+        cells = [nbformat.v4.new_markdown_cell("*Your answer:*")]
+    cells[0].metadata["tags"] = ["answer"]
+    for check in mark["checks"]:
+        cell = nbformat.v4.new_code_cell(_check_source(check, mark["label"], mark["number"]))
+        cell.metadata["tags"] = ["answer-check"]
+        cells.append(cell)
+    return cells
+
+
+def _split_exercises(text: str) -> list:
+    """A converted Markdown cell as cells: the prose, each exercise alone and its answer cells."""
+    import nbformat
+
+    cells = []
+    pattern = re.compile(f"{EXERCISE_START}(.*?){EXERCISE_END}(.*?){EXERCISE_END}", re.S)
+    position = 0
+    for match in pattern.finditer(text):
+        before = text[position:match.start()].strip("\n")
+        if before.strip():
+            cells.append(nbformat.v4.new_markdown_cell(re.sub(r"\n{3,}", "\n\n", before)))
+        cells.append(nbformat.v4.new_markdown_cell(match.group(1).strip("\n")))
+        cells += _answer_cells(json.loads(match.group(2)))
+        position = match.end()
+    rest = text[position:].strip("\n")
+    if rest.strip():
+        cells.append(nbformat.v4.new_markdown_cell(re.sub(r"\n{3,}", "\n\n", rest)))
+    return cells
+
+
 def chapter_code(nb) -> list[str]:
     """The code cells of a reader notebook as the chapter has them (the first one without
-    the lines ``EXPLAIN_CLAIMS`` adds)."""
-    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    the lines ``EXPLAIN_CLAIMS`` adds), without the answer and check cells of the exercises."""
+    code = [c.source for c in nb.cells if c.cell_type == "code"
+            and not set(c.metadata.get("tags", [])) & set(ANSWER_TAGS)]
     if code and code[0].startswith(EXPLAIN_CLAIMS):
         code[0] = code[0][len(EXPLAIN_CLAIMS):]
     return code
@@ -323,11 +410,14 @@ def reader_notebook(source, refs: dict, docname: str, student: bool = False):
 
     nb = jupytext.read(source) if isinstance(source, (str, Path)) else nbformat.from_dict(source)
     res = Resolver(refs, docname)
+    res.answer_cells = True
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             text = convert_markdown(cell.source, res, student).strip("\n")
-            if text.strip():
+            if EXERCISE_START in text:
+                cells += _split_exercises(text)
+            elif text.strip():
                 cell.source = text
                 cell.metadata.pop("tags", None)
                 cells.append(cell)
@@ -351,7 +441,8 @@ def reader_notebook(source, refs: dict, docname: str, student: bool = False):
              f"<{res.url(docname)}>). Run the cells from the top: the first one installs the "
              "book's package when it is missing (on Colab).*")
     cells.insert(0, nbformat.v4.new_markdown_cell(intro))
-    first = next((c for c in cells if c.cell_type == "code"), None)
+    first = next((c for c in cells if c.cell_type == "code"
+                  and not set(c.metadata.get("tags", [])) & set(ANSWER_TAGS)), None)
     if first is not None:
         first.source = EXPLAIN_CLAIMS + first.source
     if res.cited:
