@@ -1,10 +1,14 @@
-"""Write per-student variants of the exercises and their answer key.
+"""Write per-student variants of the exercises and their answer key: the instructors' edition.
 
 Usage (from the repository root)::
 
-    python -m tools.variants --seeds 1101 1102 1103 --out _build/variants
+    python -m tools.variants --seeds 101 102 103 --out _build/variants
     python -m tools.variants --class-list class.csv --out _build/variants   # columns: name,seed
+    python -m tools.variants --print                # the book's answers and seed 0's, on screen
+    python -m tools.variants --print --seeds 17     # the answers of seed 17's variant
 
+Every student gets a seed from 0 to 999 (the seeds whose answers the book's
+runtime can check).
 Every student gets a seed. For each exercise with an answer check
 (``ensembles_verified.answers``) the seed fixes the exercise's parameters (the
 data sizes, rates and constants of the statement); for each self-checked coding
@@ -17,8 +21,11 @@ writes into ``--out`` (a new or empty folder, or any folder with ``--overwrite``
 * ``answer_key.json`` and ``answer_key.md``: for each student and exercise, the
   answer of the variant (a number, or one right formula) and the self-check calls.
 
-The answer key is computed from ``ensemble_ref``, by the same functions the
-checks use, so ``check_answer(label, key[label], seed=seed)`` accepts every entry.
+The answer key is computed from ``ensemble_ref`` by the answer bank of the
+instructors' tooling (``tools/answer_bank.py``), the functions whose rounded
+values ``tools/answer_digests.py`` stored as digests for the checks, so
+``check_answer(label, key[label], seed=seed)`` accepts every entry. Neither the
+answers nor the functions are part of the book's runtime or the student edition.
 """
 
 from __future__ import annotations
@@ -64,6 +71,7 @@ def exercises(root: Path = ROOT) -> list[dict]:
 def variant_set(seeds: dict[str, int], root: Path = ROOT) -> dict:
     """The variants and answer key of a class: ``{student: {label: entry}}``."""
     from ensembles_verified import answers
+    from tools.answer_bank import answer_key
 
     out = {}
     for student, seed in seeds.items():
@@ -74,7 +82,7 @@ def variant_set(seeds: dict[str, int], root: Path = ROOT) -> dict:
             if label in answers.QUESTIONS:
                 entry["question"] = answers.describe(label, seed)
                 entry["parameters"] = answers.variant(label, seed)
-                entry["answer"] = answers.answer_key(label, seed)
+                entry["answer"] = answer_key(label, seed)
                 entry["check"] = f"check_answer({label!r}, your_answer, seed={seed})"
             if ex["checks"]:
                 entry["self_checks"] = [f"from {m} import {c}; {c}(your_function, random_state={seed})"
@@ -132,14 +140,36 @@ def read_class_list(path: Path) -> dict[str, int]:
     return {row["name"]: int(row["seed"]) for row in rows}
 
 
+def answer_table(seeds: list[int | None]) -> str:
+    """The answers of every question for the book (``None``) and the given seeds, as text."""
+    from ensembles_verified.answers import QUESTIONS, describe
+    from tools.answer_bank import answer_key
+
+    lines = []
+    for label in sorted(QUESTIONS):
+        for seed in seeds:
+            if seed is not None and QUESTIONS[label].draw is None:
+                continue
+            lines.append(f"{label} [{'book' if seed is None else f'seed {seed}'}] "
+                         f"{describe(label, seed)}: {answer_key(label, seed)}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description="Write exercise variants and their answer key.")
-    group = parser.add_mutually_exclusive_group(required=True)
-    group.add_argument("--seeds", type=int, nargs="+", help="one non-negative seed per student")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--seeds", type=int, nargs="+", help="one seed (0 to 999) per student")
     group.add_argument("--class-list", type=Path, help="CSV file with the columns name and seed")
-    parser.add_argument("--out", type=Path, required=True, help="folder to write to")
+    parser.add_argument("--print", action="store_true",
+                        help="print the answer key of the book and of --seeds (default: seed 0)")
+    parser.add_argument("--out", type=Path, help="folder to write to")
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
+    if args.print:
+        print(answer_table([None, *(args.seeds or [0])]))
+        return 0
+    if args.out is None or not (args.seeds or args.class_list):
+        parser.error("--out and one of --seeds, --class-list are required (or --print)")
     try:
         if args.seeds and len(set(args.seeds)) != len(args.seeds):
             raise ValueError("seeds must be non-negative and distinct.")
@@ -147,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
                  else {f"student-{s}": s for s in args.seeds})
         if any(s < 0 for s in seeds.values()) or len(set(seeds.values())) != len(seeds):
             raise ValueError("seeds must be non-negative and distinct.")
+        if any(s > 999 for s in seeds.values()):
+            raise ValueError("seeds must be at most 999 (the variants the answer checks know).")
         paths = write_variants(seeds, args.out, args.overwrite)
     except ValueError as exc:
         parser.exit(2, f"variants: error: {exc}\n")

@@ -1,39 +1,57 @@
-r"""Answer checks: check a number or a small formula without being shown the answer.
+r"""Answer checks: check a number or a small formula without the answer being anywhere.
 
 A derivation or experiment exercise that ends in a number or a formula has a
 *question* in :mod:`ensembles_verified.question_bank`, registered under the
-exercise's label. Enter your answer and
-the check compares it with the answer computed at the moment of the check, from
-the book's reference implementation; it never prints the answer::
+exercise's label. Enter your answer and the check rounds it to the precision the
+exercise states and compares it with a slow, salted digest of the rounded right
+answer; the package holds these digests only, never the answers, so the check
+never prints the answer and nothing installed can tell it::
 
-    >>> from ensembles_verified.answers import check_answer
-    >>> check_answer("ex-oob-subsample", "(1 - 1/N)**n")  # doctest: +SKIP
-    ✔ ex-oob-subsample: right (your formula agrees with the answer on 40 random values of N, n).
+    >>> from ensembles_verified.answers import check_answer, describe
+    >>> describe("ex-bv-mean")  # doctest: +SKIP
+    'the variance of the mean predictor at any x, for N = 40 ... (to 4 significant digits)'
+    >>> check_answer("ex-bv-mean", 0.0123)  # your number  # doctest: +SKIP
+    >>> check_answer("ex-oob-subsample", "exp(-n/N)")  # your formula, as a string  # doctest: +SKIP
 
-A wrong answer raises an ``AssertionError`` that says which quantity was asked
-for, the tolerance of the comparison, your own value and, when your value is
-what a usual mistake gives, which mistake; it never contains the answer.
+A right answer prints one line starting with ``✔``.
+
+**Precision.** Every question states the precision its answer is compared at
+(``describe(label)`` says it: "to 4 significant digits", "to 2 decimals"): any
+answer that rounds (half up) to the rounded right answer is right, so 0.6197 and
+0.62 are both right for 0.6197 at two decimals, and more digits never hurt.
+
+**Hints.** A wrong answer raises an ``AssertionError`` that says what was asked,
+the precision and your own value, and points to the idea to look at; when your
+value is what a usual mistake gives (recognised by its digest, as the answer is),
+the hint names that mistake in words. It never contains the answer or its formula.
 
 **Variants.** Most questions have parameters (the size of a data set, an error
 rate). Without a seed the parameters are the book's; an instructor can give
-every student a seed, and ``variant(label, seed)`` shows that student's values
-(``check_answer(label, answer, seed=seed)`` then checks against them). The
-coding exercises' self-checks take the same seed as ``random_state``, so a
-variant fixes their cases too. ``tools/variants.py`` writes a class's variants
-and their answer key.
+every student a seed from 0 to 999, and ``variant(label, seed)`` shows that
+student's values (``check_answer(label, answer, seed=seed)`` then checks against
+them). The coding exercises' self-checks take the same seed as ``random_state``,
+so a variant fixes their cases too. The instructors' tooling of the repository
+(``python -m tools.variants``) writes a class's variants and their answer key.
 
 **Formulas.** A formula answer is a Python expression in the question's
 variables, with ``+ - * / **`` (``^`` is read as a power), numbers, parentheses
 and the functions ``exp``, ``log`` (natural), ``sqrt``, ``abs``, ``comb`` and the
-constants ``e`` and ``pi``. It is compared with the answer at random values of
-the variables, so any equivalent form is accepted.
+constants ``e`` and ``pi``. It is compared with the answer at fixed points of the
+variables (each value rounded to the question's precision), so any equivalent
+form is accepted.
 """
 
 from __future__ import annotations
 
 import ast
+import base64
+import hashlib
+import json
 import math
 import zlib
+from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -42,10 +60,15 @@ from scipy import special
 from .question import Question
 from .question_bank import QUESTIONS
 
-__all__ = ["Question", "QUESTIONS", "check_answer", "variant", "answer_key", "describe"]
+__all__ = ["Question", "QUESTIONS", "check_answer", "variant", "describe", "SEEDS"]
+
+SEEDS = range(1000)  # the seeds of the published variants
+DIGESTS = Path(__file__).with_name("answer_digests.json")
+POINTS = 6  # the fixed points at which a formula is checked
+_MISSING = "." * 12  # a usual mistake that has no value for a variant
 
 
-# --- the checks --------------------------------------------------------------------------------
+# --- formulas ------------------------------------------------------------------------------------
 
 _FUNCTIONS = {"exp": np.exp, "log": np.log, "ln": np.log, "sqrt": np.sqrt, "abs": np.abs,
               "comb": lambda n, k: special.comb(n, k, exact=False)}
@@ -118,7 +141,7 @@ def variant(label: str, seed: int | None = None) -> dict:
     label : str
         The exercise's label, e.g. ``"ex-oob-enough-members"``.
     seed : int or None
-        The seed an instructor gave you, or ``None`` for the book's values.
+        The seed an instructor gave you (0 to 999), or ``None`` for the book's values.
 
     Returns
     -------
@@ -130,51 +153,113 @@ def variant(label: str, seed: int | None = None) -> dict:
         return dict(q.book)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise TypeError(f"seed must be a non-negative int or None, got {seed!r}.")
+    if int(seed) not in SEEDS:
+        raise ValueError(f"the variants have the seeds {SEEDS.start} to {SEEDS.stop - 1}, "
+                         f"got {seed}.")
     return q.draw(_variant_rng(label, int(seed)))
 
 
 def describe(label: str, seed: int | None = None) -> str:
-    """What the question asks for, with the parameters of the variant filled in."""
+    """What the question asks for, with the parameters of the variant and the precision."""
     q = _question(label)
-    return q.asks.format(**variant(label, seed))
+    return f"{q.asks.format(**variant(label, seed))} (to {q.precision_text()})"
 
 
 def _fmt_params(params: dict) -> str:
     return ", ".join(f"{k} = {v}" for k, v in params.items())
 
 
-def _close(a: Any, b: Any, rtol: float) -> bool:
-    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    return bool(np.all(np.isfinite(a)) and np.all(np.abs(a - b) <= rtol * np.abs(b) + 1e-12))
+# --- rounding and digests --------------------------------------------------------------------
+
+
+def rounded(value: float, precision: tuple) -> str:
+    """``value`` rounded half up to ``precision`` (``("decimals", k)`` or ``("significant", k)``),
+    as a canonical text: the same text for every number that rounds to the same value."""
+    kind, k = precision
+    d = Decimal(repr(float(value)))
+    if d.is_zero():
+        return "0"
+    exponent = -k if kind == "decimals" else d.adjusted() - (k - 1)
+    q = d.quantize(Decimal(1).scaleb(exponent), rounding=ROUND_HALF_UP)
+    return "0" if q.is_zero() else str(q.normalize())
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict:
+    if not DIGESTS.is_file():  # pragma: no cover - the package always ships it
+        raise FileNotFoundError(f"{DIGESTS} is missing: the answer checks cannot run.")
+    return json.loads(DIGESTS.read_text(encoding="utf-8"))
+
+
+def digest(text: str, label: str, slot: str, salt: str, iterations: int) -> str:
+    """The slow, salted digest of a rounded answer (12 characters): what the package stores."""
+    raw = hashlib.pbkdf2_hmac("sha256", text.encode(), f"{salt}|{label}|{slot}".encode(),
+                              iterations, dklen=9)
+    return base64.urlsafe_b64encode(raw).decode()
+
+
+def slot_name(seed: int | None, point: int) -> str:
+    """The name of a stored digest: the variant (``book`` or ``seed-17``) and the point."""
+    return f"{'book' if seed is None else f'seed-{seed}'}#{point}"
+
+
+def _stored(q: Question, seed: int | None) -> tuple[list[str], list[str]]:
+    """The stored digests of a variant (one string per point) and the mistakes' keys."""
+    entry = _table()["questions"].get(q.label)
+    if entry is None or list(entry["precision"]) != list(q.precision):
+        raise RuntimeError(f"{q.label}: the stored answer digests are out of date with the "
+                           f"question; the repository's `python -m tools.answer_digests "
+                           f"--labels {q.label}` writes them again.")
+    slots = entry["book"] if seed is None or q.draw is None else entry["variants"][int(seed)]
+    return slots, entry["mistakes"]
+
+
+def _verdict(q: Question, text: str, seed: int | None, point: int, slots: list[str],
+             mistakes: list[str]) -> tuple[bool, str | None]:
+    """Whether the rounded ``text`` is right at ``point``, else the key of the mistake it matches."""
+    table = _table()
+    key_seed = None if q.draw is None else seed
+    mine = digest(text, q.label, slot_name(key_seed, point), table["salt"], table["iterations"])
+    stored = slots[point]
+    if mine == stored[:12]:
+        return True, None
+    for i, key in enumerate(mistakes):
+        if stored[12 * (i + 1):12 * (i + 2)] == mine:
+            return False, key
+    return False, None
+
+
+# --- the checks --------------------------------------------------------------------------------
 
 
 def check_answer(label: str, answer: Any, seed: int | None = None) -> None:
-    """Check your answer to an exercise, without being shown the right one.
+    """Check your answer to an exercise, without the answer being shown or stored.
 
     Parameters
     ----------
     label : str
         The exercise's label (shown under its title), e.g. ``"ex-bv-mean"``.
     answer : number or str
-        A number (or a string such as ``"3/8"``) for a numeric question; a
-        formula in the question's variables, as a string, for a formula question.
+        A number (or a string such as ``"3/8"``) for a numeric question, with at
+        least the precision the exercise states; a formula in the question's
+        variables, as a string, for a formula question.
     seed : int or None
-        Your variant's seed, if an instructor gave you one; ``None`` for the
-        values printed in the book.
+        Your variant's seed (0 to 999), if an instructor gave you one; ``None``
+        for the values printed in the book.
 
     Raises
     ------
     AssertionError
-        When the answer is wrong: the message says what was asked, how the
-        comparison was made and your value, and names a usual mistake when your
-        value matches one. It never contains the right answer.
+        When the answer is wrong: the message says what was asked, the precision,
+        your value, and the idea to look at (naming a usual mistake when your value
+        is what it gives). It never contains the right answer.
     """
     q = _question(label)
     params = variant(label, seed)
     if q.variables:
-        _check_formula(q, answer, params)
+        _check_formula(q, answer, params, seed)
     else:
-        _check_number(q, answer, params, _for_whom(q, params, seed))
+        _check_number(q, answer, params, seed)
 
 
 def _for_whom(q: Question, params: dict, seed: int | None) -> str:
@@ -182,16 +267,6 @@ def _for_whom(q: Question, params: dict, seed: int | None) -> str:
     if seed is not None and q.draw:
         return f" (variant of seed {seed}: {_fmt_params(params)})"
     return f" ({_fmt_params(params)})" if params else ""
-
-
-def _mistake(q: Question, got: Any, right: Any, *args: dict) -> str | None:
-    """The description of the first usual mistake that gives ``got`` (and not the answer)."""
-    for description, wrong in q.mistakes:
-        with np.errstate(all="ignore"):
-            w = np.asarray(wrong(**{k: v for d in args for k, v in d.items()}), dtype=float)
-        if _close(got, w, q.rtol) and not _close(w, right, q.rtol):
-            return description
-    return None
 
 
 def _number(label: str, answer: Any) -> float:
@@ -211,67 +286,82 @@ def _number(label: str, answer: Any) -> float:
                         f"\"3/8\", got {answer!r}.") from None
 
 
-def _check_number(q: Question, answer: Any, params: dict, for_whom: str) -> None:
+def _hint(q: Question, mistake: str | None, params: dict) -> str:
+    if mistake is not None:
+        return f"\n  Hint: {q.hints[mistake].format(**params)}"
+    return f"\n  Look at the idea: {q.idea.format(**params)}" if q.idea else ""
+
+
+def _too_coarse(q: Question, value: float) -> str:
+    """A note when the answer was given with fewer digits than the question compares."""
+    kind, k = q.precision
+    try:
+        d = Decimal(repr(value)).normalize()
+    except InvalidOperation:  # pragma: no cover - finite floats always convert
+        return ""
+    digits = len(d.as_tuple().digits) if kind == "significant" else -d.as_tuple().exponent
+    if d.is_zero() or digits >= k:
+        return ""
+    return (f"\n  Your answer has fewer digits than the comparison uses: give it to "
+            f"{q.precision_text()} (more digits are fine).")
+
+
+def _check_number(q: Question, answer: Any, params: dict, seed: int | None) -> None:
     label = q.label
     value = _number(label, answer)
-    with np.errstate(all="ignore"):
-        right = float(q.answer(**params))
-    if _close(value, right, q.rtol):
-        print(f"\u2714 {label}: right, your answer {value:.6g} agrees with the answer computed "
-              f"now to a relative tolerance of {q.rtol:g}{for_whom}.")
+    for_whom = _for_whom(q, params, seed)
+    if not math.isfinite(value):
+        raise AssertionError(f"\u2718 {label}: your answer {value} is not a finite number.")
+    text = rounded(value, q.precision)
+    slots, mistakes = _stored(q, seed)
+    right, mistake = _verdict(q, text, seed, 0, slots, mistakes)
+    if right:
+        print(f"\u2714 {label}: right, your answer {value:.6g} is the answer to "
+              f"{q.precision_text()}{for_whom}.")
         return
-    mistake = _mistake(q, value, right, params)
-    hint = f"\n  your value is what {mistake} gives." if mistake else ""
     raise AssertionError(
-        f"\u2718 {label}: your answer {value:.6g} is not {q.asks.format(**params)}.\n"
-        f"  The check computed the answer now from ensemble_ref and compared it with yours to a "
-        f"relative tolerance of {q.rtol:g}{for_whom}; it does not show the answer.{hint}")
+        f"\u2718 {label}: your answer {value:.6g} (rounded: {text}) is not "
+        f"{q.asks.format(**params)}.\n"
+        f"  Answers are compared rounded to {q.precision_text()}{for_whom}; the check holds only "
+        f"a digest of the rounded answer, so it does not show the answer."
+        f"{_too_coarse(q, value)}{_hint(q, mistake, params)}")
 
 
-def _test_values(q: Question) -> dict:
-    """The 40 random values of each variable at which a formula is compared."""
+def points(q: Question) -> dict:
+    """The fixed points at which a formula answer is checked: ``POINTS`` values of each variable."""
     rng = np.random.default_rng(zlib.crc32(q.label.encode()))
     values = {}
     for name, (low, high, integer) in q.variables.items():
-        values[name] = (rng.integers(low, high + 1, 40).astype(float) if integer
-                        else rng.uniform(low, high, 40))
+        values[name] = (rng.integers(low, high + 1, POINTS).astype(float) if integer
+                        else rng.uniform(low, high, POINTS))
     return values
 
 
-def _check_formula(q: Question, answer: Any, params: dict) -> None:
-    """Compare a formula with the answer at random values of the variables."""
+def _check_formula(q: Question, answer: Any, params: dict, seed: int | None) -> None:
+    """Compare a formula with the answer at the fixed points of the variables."""
     label, names = q.label, tuple(q.variables)
     tree = _parse(answer, names, label)
-    values = _test_values(q)
+    values = points(q)
     try:
         with np.errstate(all="ignore"):
-            got = np.broadcast_to(np.asarray(_evaluate(tree, values), dtype=float), (40,))
+            got = np.broadcast_to(np.asarray(_evaluate(tree, {**params, **values}), dtype=float),
+                                  (POINTS,))
     except (ValueError, TypeError, ZeroDivisionError) as exc:
         raise ValueError(f"{label}: your formula {answer!r} cannot be evaluated ({exc}).") from None
-    with np.errstate(all="ignore"):
-        right = np.asarray(q.answer(**params, **values), dtype=float)
-    ok = np.isfinite(got) & (np.abs(got - right) <= q.rtol * np.abs(right) + 1e-12)
-    if ok.all():
-        print(f"\u2714 {label}: right, your formula agrees with the answer on 40 random values of "
+    slots, mistakes = _stored(q, seed)
+    verdicts = [_verdict(q, rounded(v, q.precision), seed, i, slots, mistakes)
+                if np.isfinite(v) else (False, None) for i, v in enumerate(got)]
+    if all(right for right, _ in verdicts):
+        print(f"\u2714 {label}: right, your formula agrees with the answer at {POINTS} points of "
               f"{', '.join(names)}.")
         return
-    first = int(np.flatnonzero(~ok)[0])
+    first = next(i for i, (right, _) in enumerate(verdicts) if not right)
     at = ", ".join(f"{n} = {values[n][first]:g}" for n in names)
-    mistake = _mistake(q, got, right, params, values)
-    hint = f"\n  your formula is {mistake}." if mistake else ""
+    found = {mistake for right, mistake in verdicts if not right}
+    mistake = found.pop() if len(found) == 1 else None  # every failing point shows one mistake
     raise AssertionError(
         f"\u2718 {label}: your formula {answer!r} is not {q.asks.format(**params)}.\n"
-        f"  It was compared with the answer at 40 random values of {', '.join(names)}; at {at} "
-        f"yours gives {got[first]:.6g}, which differs by more than a relative {q.rtol:g}. The check "
-        f"does not show the answer.{hint}")
-
-
-def answer_key(label: str, seed: int | None = None) -> Any:
-    """The answer of a variant, for an instructor's answer key: a number, or a right formula.
-
-    Never used by the checks' messages.
-    """
-    q = _question(label)
-    if q.variables:
-        return q.formula
-    return float(q.answer(**variant(label, seed)))
+        f"  It was compared with the answer at {POINTS} fixed points of {', '.join(names)}, "
+        f"rounded to {q.precision_text()}; at {at} yours gives {got[first]:.6g}, which is not the "
+        f"answer there. The check holds only digests of the answer's values, so it does not show "
+        f"them.{_hint(q, mistake, params)}")

@@ -1,27 +1,23 @@
-"""The question bank of the answer checks: every question, its parameters and its answer.
+"""The question bank of the answer checks: every question, its parameters and its hints.
 
 Each derivation or experiment exercise that ends in a number or a formula has a
 :class:`~ensembles_verified.question.Question` here, registered under the
 exercise's label in ``QUESTIONS``: what it asks, the book's parameters, how a
-variant draws its own, the function that computes the answer from the book's
-formulas, and the usual mistakes. ``ensembles_verified.answers`` checks
-answers against it.
+variant draws its own, the precision the answer is compared at, the idea to look
+at and a hint for each usual mistake. The answers are not here: the checks of
+``ensembles_verified.answers`` compare a rounded answer with a slow, salted
+digest of the rounded right one (``answer_digests.json``), written by the
+instructors' tooling of the repository (``python -m tools.answer_digests``),
+which holds the answers and the usual mistakes themselves (``tools/answer_bank.py``).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 
 from .question import Question
 
 __all__ = ["QUESTIONS"]
-
-
-def _p_oob(N):
-    return (1.0 - 1.0 / N) ** N
-
 
 QUESTIONS: dict[str, Question] = {}
 
@@ -36,79 +32,69 @@ _register(Question(
     "the largest possible error of the majority vote of three classifiers that each err "
     "with probability {eps}",
     book={"eps": 0.23},
-    answer=lambda eps: min(1.5 * eps, 1.0),
     draw=lambda rng: {"eps": round(float(rng.uniform(0.05, 0.45)), 3)},
-    mistakes=(("the error of independent classifiers, 3 eps^2 - 2 eps^3",
-               lambda eps: 3 * eps**2 - 2 * eps**3),
-              ("the members' own error eps", lambda eps: eps),
-              ("3 eps, the union bound without the factor 1/2", lambda eps: min(3 * eps, 1.0))),
+    idea="arrange the members' errors so that as many points as possible have exactly two "
+         "wrong members: the vote errs only where at least two members err at once.",
+    hints={"independent": "your value is the majority's error when the members err independently; "
+                          "the question asks for the worst arrangement of the errors.",
+           "member": "your value is one member's error; arranged adversarially, the errors can make "
+                     "the vote err more often than one member.",
+           "union": "your value lets every member's error be a vote error; the vote errs only where "
+                    "two members err, so each vote error uses up the errors of two members."},
 ))
 
-_VAR_F = 0.5 - 2 / math.pi + 1 / 3  # the variance of sin(2 pi X) + 2X, X uniform on [0, 1]
 # --- chapter 2 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-bv-mean",
     "the variance of the mean predictor at any x, for N = {N} training points and noise "
     "standard deviation sigma = {sigma}",
     book={"N": 40, "sigma": 0.35},
-    answer=lambda N, sigma: (_VAR_F + sigma**2) / N,
     draw=lambda rng: {"N": int(rng.integers(10, 200)),
                       "sigma": round(float(rng.uniform(0.1, 1.0)), 2)},
-    mistakes=(("sigma^2 / N, the noise alone", lambda N, sigma: sigma**2 / N),
-              ("Var f(X) / N, without the noise", lambda N, sigma: _VAR_F / N),
-              ("a variance with E f(X)^2 in place of Var f(X)",
-               lambda N, sigma: (_VAR_F + 1 + sigma**2) / N)),
+    idea="the mean predictor averages N independent responses; each response varies with its "
+         "input X_i and with its noise, independently.",
+    hints={"noise-only": "your value keeps only the noise; each response also varies with its "
+                         "input X_i through f(X_i).",
+           "no-noise": "your value leaves out the noise that every response carries.",
+           "second-moment": "your value uses the second moment of f(X) where its variance belongs."},
 ))
 
 # --- chapter 3 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-crowds-three",
-    "the accuracy p in (1/2, 1) at which the gain p^2 (3 - 2p) - p of three voters is largest",
+    "the accuracy p in (1/2, 1) at which the gain of the majority of three voters over one "
+    "voter is largest",
     book={},
-    answer=lambda: 0.5 + math.sqrt(3) / 6,
-    rtol=1e-4,
-    mistakes=(("the accuracy where the majority's accuracy is largest (p = 1)", lambda: 1.0),
-              ("3/4, the middle of (1/2, 1)", lambda: 0.75)),
+    idea="differentiate the gain in p and find its zero inside (1/2, 1).",
+    hints={"p-one": "your value is where the majority's accuracy is largest; the question asks "
+                    "where its gain over one voter is largest.",
+           "middle": "your value is the middle of the interval; the gain is not symmetric about "
+                     "it."},
 ))
-
-
-def _hoeffding_T(p, delta):
-    return math.log(1 / delta) / (2 * (p - 0.5) ** 2)
-
 
 _register(Question(
     "ex-crowds-hoeffding",
     "the (real) number of independent voters of accuracy p = {p} beyond which Hoeffding's "
     "bound guarantees a majority error of at most {delta}",
     book={"p": 0.62, "delta": 0.02},
-    answer=_hoeffding_T,
     draw=lambda rng: {"p": round(float(rng.uniform(0.55, 0.8)), 3),
                       "delta": float(rng.choice([0.01, 0.02, 0.05, 0.1]))},
-    mistakes=(("the crowd size the bound eq-condorcet-bound requires",
-               lambda p, delta: 2 * math.log(2 * delta) / math.log(1 - 4 * (p - 0.5) ** 2)),
-              ("ln(1/delta) / (p - 1/2)^2, without the factor 2",
-               lambda p, delta: math.log(1 / delta) / (p - 0.5) ** 2)),
+    idea="set Hoeffding's bound on the majority's error equal to delta and solve for the number "
+         "of voters.",
+    hints={"condorcet": "your value is the crowd size of the chapter's other bound "
+                        "(eq-condorcet-bound); the question asks for Hoeffding's.",
+           "no-two": "your value misses a constant of the exponent of Hoeffding's bound for a sum "
+                     "of M variables in [0, 1]."},
 ))
 
 
-
-def _gini(c):
-    c = np.asarray(c, dtype=float)
-    return 1.0 - np.sum((c / c.sum()) ** 2)
-
-
-def _gini_decrease(left0, left1, right0, right1):
-    left, right = np.array([left0, left1]), np.array([right0, right1])
-    node = left + right
-    W, WL, WR = node.sum(), left.sum(), right.sum()
-    return float(_gini(node) - WL / W * _gini(left) - WR / W * _gini(right))
-
-
 def _draw_split(rng):
+    """Counts of two children whose class proportions differ (the decrease is then positive)."""
     while True:
         c = {k: int(v) for k, v in zip(("left0", "left1", "right0", "right1"),
                                        rng.integers(1, 30, 4))}
-        if _gini_decrease(**c) > 1e-3:
+        if abs(c["left1"] / (c["left0"] + c["left1"])
+               - c["right1"] / (c["right0"] + c["right1"])) > 0.1:
             return c
 
 
@@ -118,12 +104,11 @@ _register(Question(
     "the Gini decrease of the split of a node into a left child with class counts "
     "({left0}, {left1}) and a right child with class counts ({right0}, {right1})",
     book={"left0": 17, "left1": 4, "right0": 6, "right1": 13},
-    answer=_gini_decrease,
     draw=_draw_split,
-    mistakes=(("the unweighted decrease i(t) - (i(L) + i(R))/2",
-               lambda left0, left1, right0, right1: float(
-                   _gini([left0 + right0, left1 + right1])
-                   - (_gini([left0, left1]) + _gini([right0, right1])) / 2)),),
+    idea="the parent's impurity, minus each child's impurity weighted by its share of the "
+         "node's points; the parent's counts are the sums of the children's.",
+    hints={"unweighted": "your value weighs the two children equally; each child counts in "
+                         "proportion to the points it holds."},
 ))
 
 # --- chapter 5 -----------------------------------------------------------------------------------
@@ -132,32 +117,28 @@ _register(Question(
     "the probability that a given point is out of bag when n points are drawn with "
     "replacement from N (a formula in N and n)",
     book={},
-    answer=lambda N, n: (1.0 - 1.0 / N) ** n,
     variables={"N": (2, 500, True), "n": (1, 800, True)},
-    rtol=1e-9,
-    formula="(1 - 1/N)**n",
-    mistakes=(("the limit exp(-n/N)", lambda N, n: np.exp(-n / N)),
-              ("(1 - 1/N)^N, the full bootstrap", lambda N, n: (1.0 - 1.0 / N) ** N),
-              ("(1 - n/N), drawing without replacement", lambda N, n: 1.0 - n / N)),
+    precision=("significant", 8),
+    idea="each of the n draws misses the point independently of the others.",
+    hints={"limit": "your formula is a large-N limit; the question asks for the exact probability "
+                    "at every N and n.",
+           "full-bootstrap": "your formula draws N points; the question draws n.",
+           "no-replacement": "your formula draws without replacement; the draws are independent "
+                             "and each may pick any of the N points."},
 ))
 _register(Question(
     "ex-oob-enough-members",
-    "the number of members M = ln N / (-ln(1 - P_N)) (a real number) beyond which the expected "
-    "number of points without an out-of-bag member is at most one, for N = {N}",
+    "the (real) number of members beyond which the expected number of points without an "
+    "out-of-bag member is at most one, for N = {N}",
     book={"N": 200},
-    answer=lambda N: math.log(N) / -math.log(1 - _p_oob(N)),
     draw=lambda rng: {"N": int(rng.integers(50, 5000))},
-    rtol=2e-4,
-    mistakes=(("the limiting constant, ln N / (-ln(1 - 1/e))",
-               lambda N: math.log(N) / -math.log(1 - math.exp(-1))),
-              ("ln N / P_N", lambda N: math.log(N) / _p_oob(N))),
+    idea="a point has no out-of-bag member when every one of the M members drew it; the members "
+         "draw independently, so take logarithms.",
+    hints={"limit": "your value uses the large-N limit of the out-of-bag probability; the question "
+                    "is at N = {N}: use the exact probability.",
+           "no-log": "your value divides by the out-of-bag probability itself; the probability "
+                     "that M members all drew the point is a power in M."},
 ))
-
-
-
-def _p_blind(d, k, m):
-    return math.comb(d - k, m) / math.comb(d, m)
-
 
 # --- chapter 6 -----------------------------------------------------------------------------------
 _register(Question(
@@ -166,30 +147,16 @@ _register(Question(
     "m = {m} candidates are drawn anew at every split, from d = {d} features of which k = {k} "
     "are informative",
     book={"d": 12, "k": 2, "m": 3, "s": 15},
-    answer=lambda d, k, m, s: _p_blind(d, k, m) ** s,
     draw=lambda rng: {"d": int(rng.integers(10, 30)), "k": int(rng.integers(1, 4)),
                       "m": int(rng.integers(2, 5)), "s": int(rng.integers(3, 16))},
-    mistakes=(("the per-tree probability P_blind", lambda d, k, m, s: _p_blind(d, k, m)),
-               ("(1 - k/d)^(m s), drawing with replacement",
-                lambda d, k, m, s: (1 - k / d) ** (m * s))),
+    idea="a node is blind when none of its m distinct candidates is informative; the nodes draw "
+         "their candidates independently.",
+    hints={"one-node": "your value is the probability for one node; all s nodes must be blind.",
+           "replacement": "your value draws the candidates with replacement; a node's m "
+                          "candidates are distinct features."},
 ))
 
-
-
-def _weighted_vote_accuracy(a1, a2, a3, a4, a5):
-    a = np.array([a1, a2, a3, a4, a5])
-    w = np.log(a / (1 - a))
-    right = (np.arange(32)[:, None] >> np.arange(5)) & 1  # every pattern of right members
-    prob = np.prod(np.where(right == 1, a, 1 - a), axis=1)
-    score = (np.where(right == 1, 1.0, -1.0) * w).sum(axis=1)
-    return float(prob[score > 0].sum() + 0.5 * prob[score == 0].sum())
-
-
-def _unweighted_accuracy(a1, a2, a3, a4, a5):
-    a = np.array([a1, a2, a3, a4, a5])
-    right = (np.arange(32)[:, None] >> np.arange(5)) & 1
-    prob = np.prod(np.where(right == 1, a, 1 - a), axis=1)
-    return float(prob[right.sum(axis=1) >= 3].sum())
+# --- chapter 7 -----------------------------------------------------------------------------------
 
 
 def _draw_accuracies(rng):
@@ -201,42 +168,45 @@ def _draw_accuracies(rng):
             return dict(zip(("a1", "a2", "a3", "a4", "a5"), a.tolist()))
 
 
-# --- chapter 7 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-vote-weights",
     "the accuracy of the log-odds weighted vote of five independent members right with "
     "probabilities ({a1}, {a2}, {a3}, {a4}, {a5})",
     book={"a1": 0.8, "a2": 0.7, "a3": 0.7, "a4": 0.6, "a5": 0.6},
-    answer=_weighted_vote_accuracy,
     draw=_draw_accuracies,
-    rtol=1e-4,
-    mistakes=(("the unweighted majority's accuracy", _unweighted_accuracy),
-              ("the best member's accuracy", lambda a1, a2, a3, a4, a5: max(a1, a2, a3, a4, a5))),
+    idea="go through the 32 patterns of right and wrong members with their probabilities, and "
+         "add those the weighted vote gets right.",
+    hints={"unweighted": "your value is the unweighted majority's accuracy; each vote counts with "
+                         "its log-odds weight.",
+           "best": "your value is the best member's accuracy; the weighted vote is not that "
+                   "member's vote: the others can outvote it."},
 ))
 
 # --- chapter 8 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-adaboost-rounds",
-    "the number of rounds ln N / (2 gamma^2) (a real number) beyond which AdaBoost's training "
-    "error is zero, for N = {N} points and weak learners of edge at least gamma = {gamma}",
+    "the (real) number of rounds beyond which AdaBoost's training error is zero, for N = {N} "
+    "points and weak learners of edge at least gamma = {gamma}",
     book={"N": 350, "gamma": 0.07},
-    answer=lambda N, gamma: math.log(N) / (2 * gamma**2),
     draw=lambda rng: {"N": int(rng.integers(100, 5000)),
                       "gamma": round(float(rng.uniform(0.03, 0.2)), 3)},
-    mistakes=(("ln N / gamma^2, without the factor 2", lambda N, gamma: math.log(N) / gamma**2),
-              ("ln N / (2 gamma), gamma not squared", lambda N, gamma: math.log(N) / (2 * gamma))),
+    idea="the training error is a multiple of 1/N, so it is zero once its bound falls below 1/N.",
+    hints={"no-two": "your value misses a constant of the exponent of the bound on the training "
+                     "error (the product of the Z_t).",
+           "not-squared": "your value uses the edge to the first power; look at how the bound on "
+                          "Z_t depends on the edge."},
 ))
 _register(Question(
     "ex-adaboost-samme",
     "the SAMME step beta* of eq-samme-beta for K = {K} classes and weighted error "
     "epsilon = {eps}",
     book={"K": 4, "eps": 0.41},
-    answer=lambda K, eps: (K - 1) ** 2 / K * (math.log((1 - eps) / eps) + math.log(K - 1)),
     draw=lambda rng: {"K": int(rng.integers(3, 8)), "eps": round(float(rng.uniform(0.2, 0.6)), 3)},
-    mistakes=(("the vote of AdaBoostClassifier, (1/2)[ln((1 - eps)/eps) + ln(K - 1)]",
-               lambda K, eps: 0.5 * (math.log((1 - eps) / eps) + math.log(K - 1))),
-              ("the two-class step, without ln(K - 1)",
-               lambda K, eps: (K - 1) ** 2 / K * math.log((1 - eps) / eps))),
+    idea="read eq-samme-beta with this K and epsilon: the step of the exponential loss with K "
+         "classes, each of its factors included.",
+    hints={"sklearn": "your value is the vote of scikit-learn's AdaBoostClassifier; eq-samme-beta "
+                      "is the step of the exponential loss, with a factor of its own in K.",
+           "two-class": "your value leaves out the term that the K - 1 wrong classes add."},
 ))
 
 # --- chapter 9 -----------------------------------------------------------------------------------
@@ -245,10 +215,11 @@ _register(Question(
     "the fraction of the least-squares correction y_OLS - y_bar that boosting lines with "
     "learning rate nu = {nu} has made after M = {M} stages",
     book={"nu": 0.15, "M": 7},
-    answer=lambda nu, M: 1 - (1 - nu) ** M,
     draw=lambda rng: {"nu": round(float(rng.uniform(0.05, 0.5)), 2), "M": int(rng.integers(2, 30))},
-    mistakes=(("M nu, the stages added without compounding", lambda nu, M: M * nu),
-              ("(1 - nu)^M, the part that remains", lambda nu, M: (1 - nu) ** M)),
+    idea="each stage closes the fraction nu of the part of the correction that is still to make.",
+    hints={"linear": "your value adds nu of the whole correction at every stage; each stage takes "
+                     "nu of what remains.",
+           "remains": "your value is the part still to make; the question asks for the part made."},
 ))
 
 # --- chapter 10 ----------------------------------------------------------------------------------
@@ -257,44 +228,40 @@ _register(Question(
     "the optimal weight of a leaf of the half squared error with n = {n} points whose residuals "
     "have mean {rbar}, for lambda = {lam}",
     book={"n": 13, "rbar": 0.74, "lam": 2.5},
-    answer=lambda n, rbar, lam: n / (n + lam) * rbar,
     draw=lambda rng: {"n": int(rng.integers(2, 60)), "rbar": round(float(rng.normal()), 2),
                       "lam": round(float(rng.uniform(0.5, 10)), 1)},
-    mistakes=(("the mean residual, without the shrinkage", lambda n, rbar, lam: rbar),
-              ("-n rbar / (n + lambda), the sign of the gradient",
-               lambda n, rbar, lam: -n / (n + lam) * rbar),
-              ("rbar / (1 + lambda), lambda not divided among the points",
-               lambda n, rbar, lam: rbar / (1 + lam))),
+    idea="write the leaf's sums G and H of the half squared error in terms of n and the mean "
+         "residual, and take the optimal weight of eq-xgb-leaf-weight.",
+    hints={"no-shrink": "your value ignores lambda, which shrinks the weight toward zero.",
+           "sign": "your value has the wrong sign: a residual is minus a gradient.",
+           "per-point": "your value treats the leaf as one point; the hessian of the half squared "
+                        "error is 1 for every point."},
 ))
 
-
-
-
-def _goss_factor(N, a, b):
-    from ensemble_ref.math.sampling import goss_counts
-
-    return goss_counts(N, a, b)[2]
+# --- chapter 11 ----------------------------------------------------------------------------------
 
 
 def _draw_goss(rng):
+    """N, a and b such that a N and b N are far from integers (the counts are then rounded)."""
     while True:
         p = {"N": int(rng.integers(20, 200)), "a": float(rng.choice([0.1, 0.15, 0.2, 0.3])),
              "b": float(rng.choice([0.05, 0.1, 0.15, 0.2]))}
-        if abs(_goss_factor(**p) - (1 - p["a"]) / p["b"]) > 0.01 * _goss_factor(**p):
+        fractions = [(p["N"] * p[r]) % 1 for r in ("a", "b")]
+        if p["N"] * p["b"] >= 1 and all(0.2 <= f <= 0.8 for f in fractions):
             return p
 
 
-# --- chapter 11 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-modern-goss-proof",
-    "the factor |A^c|/|B| that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
+    "the factor that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
     book={"N": 43, "a": 0.2, "b": 0.15},
-    answer=_goss_factor,
     draw=_draw_goss,
-    rtol=1e-6,
-    mistakes=(("(1 - a)/b, which is |A^c|/|B| only when aN and bN are integers",
-               lambda N, a, b: (1 - a) / b),
-              ("b/(1 - a), the inverted factor", lambda N, a, b: b / (1 - a))),
+    idea="count the rows GOSS keeps on top and samples as it does for N rows (whole rows), then "
+         "make the expected weighted sum over the sample equal the sum over the rest.",
+    hints={"fractions": "your value uses the fractions a and b; GOSS keeps whole rows, so count "
+                        "the rows of the top set and of the sample for N = {N}.",
+           "inverted": "your value is inverted: each sampled row stands for several rows of the "
+                       "rest, so its factor exceeds one."},
 ))
 
 # --- chapter 12 ----------------------------------------------------------------------------------
@@ -303,23 +270,26 @@ _register(Question(
     "the gate's M-step weight pi_1 of the first expert when the responsibilities of the first "
     "expert over N = {N} inputs add up to {r1}",
     book={"N": 37, "r1": 11.3},
-    answer=lambda N, r1: r1 / N,
     draw=lambda rng: {"N": int(rng.integers(20, 400)), "r1": round(float(rng.uniform(2, 15)), 2)},
-    mistakes=(("the sum of the responsibilities, not divided by N", lambda N, r1: r1),),
+    idea="maximise the expected complete log-likelihood in the constant gate's weights, which "
+         "sum to one over the experts.",
+    hints={"not-divided": "your value is not a weight: the gate's weights sum to one over the "
+                          "experts."},
 ))
 
 # --- chapter 14 ----------------------------------------------------------------------------------
 _register(Question(
     "ex-scale-workers",
     "the number of workers C* at which building the histograms of a level takes as long as "
-    "its ring all-reduce, with the ring's factor 2 (C - 1)/C taken at its limit 2, for N = {N} rows, "
+    "its ring all-reduce, with the ring's factor taken at its limit, for N = {N} rows, "
     "B = {B} bins, q = {q} node(s) and a = c",
     book={"N": 10**8, "B": 256, "q": 1},
-    answer=lambda N, B, q: N / (4 * B * q),
     draw=lambda rng: {"N": int(10 ** rng.integers(6, 10)),
                       "B": int(rng.choice([32, 64, 128, 256])), "q": int(2 ** rng.integers(0, 8))},
-    rtol=1e-3,
-    mistakes=(("N / (2 B q), the all-reduce without the ring's factor 2 (C - 1)/C",
-               lambda N, B, q: N / (2 * B * q)),
-              ("N / (4 B), the root level whatever q", lambda N, B, q: N / (4 * B))),
+    idea="write the time to build a level's histograms on C workers and the time of its ring "
+         "all-reduce, and set them equal.",
+    hints={"no-ring": "your value leaves out the ring's factor: in a ring all-reduce each worker "
+                      "sends and receives about twice the histograms.",
+           "root": "your value is the root level's whatever q; a level of q nodes has q "
+                   "histograms to reduce."},
 ))

@@ -39,9 +39,9 @@ def check_oob_fraction(student_fn: Callable[[int], float], random_state: Any = N
     _run("check_oob_fraction", student_fn, [{"N": N} for N in Ns],
          lambda N: oob_fraction_exact(N), "ensemble_ref.oob_fraction_exact",
          formula="eq-oob-exact, (1 - 1/N)^N", rtol=1e-8,
-         mistakes=[("the limit e^{-1} (the formula for N -> infinity)", lambda N: np.exp(-1.0)),
-                   ("the in-bag probability 1 - (1 - 1/N)^N", lambda N: 1 - (1 - 1 / N) ** N),
-                   ("(1 - 1/N)^(N - 1), one draw short", lambda N: (1 - 1 / N) ** (N - 1))],
+         mistakes=[("the large-N limit, not the value at this N", lambda N: np.exp(-1.0)),
+                   ("the in-bag probability, the complement of the one asked", lambda N: 1 - (1 - 1 / N) ** N),
+                   ("one draw short", lambda N: (1 - 1 / N) ** (N - 1))],
          repeat=repeat)
 
 
@@ -130,7 +130,7 @@ def check_prob_no_informative(student_fn: Callable[[int, int, int], float],
     _run("check_prob_no_informative", student_fn, cases,
          lambda d, k, m: prob_no_informative(d, k, m), "ensemble_ref.prob_no_informative",
          formula="eq-rf-blind, C(d - k, m) / C(d, m)",
-         mistakes=[("drawing with replacement, (1 - k/d)^m", lambda d, k, m: (1 - k / d) ** m)],
+         mistakes=[("drawing the candidates with replacement", lambda d, k, m: (1 - k / d) ** m)],
          repeat=repeat)
 
 
@@ -207,9 +207,9 @@ def check_variance_of_average(student_fn: Callable[[float, float, int], float],
          lambda sigma2, rho, M: variance_of_average(sigma2, rho, M),
          "ensemble_ref.variance_of_average",
          formula="eq-var-average, rho sigma^2 + (1 - rho) sigma^2 / M",
-         mistakes=[("sigma^2 / M, the formula for independent members",
+         mistakes=[("the variance of an average of independent members (the correlation left out)",
                     lambda sigma2, rho, M: sigma2 / M),
-                   ("rho sigma^2 + sigma^2 / M, without the factor (1 - rho)",
+                   ("the averaged part counted whole, not only its uncorrelated share",
                     lambda sigma2, rho, M: rho * sigma2 + sigma2 / M)],
          repeat=repeat)
 
@@ -245,7 +245,7 @@ def check_gini_impurity(student_fn: Callable[[np.ndarray], float], random_state:
     _run("check_gini_impurity", student_fn, cases, lambda counts: gini_impurity(counts),
          "ensemble_ref.math.impurity.gini_impurity",
          formula="eq-tree-gini, 1 - sum_k p_k^2 with p_k = c_k / sum_j c_j",
-         mistakes=[("1 - sum_k p_k (the square is missing)", lambda counts: 0.0 * counts.sum()),
+         mistakes=[("the proportions not squared", lambda counts: 0.0 * counts.sum()),
                    ("the entropy in bits (eq-tree-entropy)",
                     lambda counts: float(-np.sum((q := counts[counts > 0] / counts.sum())
                                                  * np.log2(q))))],

@@ -41,9 +41,9 @@ def check_adaboost_alpha(student_fn: Callable[[float], float], random_state: Any
     _run("check_adaboost_alpha", student_fn, [{"eps": eps} for eps in values],
          lambda eps: adaboost_alpha(eps), "ensemble_ref.adaboost_alpha",
          formula="eq-adaboost-alpha, (1/2) ln((1 - eps) / eps)",
-         mistakes=[("ln((1 - eps) / eps), without the factor 1/2",
+         mistakes=[("a vote twice too large (a constant factor missing)",
                     lambda eps: np.log((1 - eps) / eps)),
-                   ("(1/2) ln(eps / (1 - eps)), the inverted ratio",
+                   ("the ratio of error to accuracy inverted",
                     lambda eps: 0.5 * np.log(eps / (1 - eps)))],
          repeat=repeat)
 
@@ -104,9 +104,9 @@ def check_adaboost_weight_update(student_fn: Callable[..., np.ndarray], random_s
          formula="eq-adaboost-weights, D_t(i) exp(-alpha y_i h(x_i)) / Z_t (eq-adaboost-z)",
          mistakes=[("the update without dividing by Z_t",
                     lambda w, y, h, alpha: w * np.exp(-alpha * y * h)),
-                   ("exp(+alpha y_i h(x_i)), the sign flipped: the right points gain",
+                   ("the sign of the exponent flipped: the right points gain weight",
                     lambda w, y, h, alpha: _reweight(w, y, h, -alpha)),
-                   ("exp(-2 alpha y_i h(x_i)): beta = 2 alpha in the place of alpha",
+                   ("a vote twice too large in the exponent",
                     lambda w, y, h, alpha: _reweight(w, y, h, 2 * alpha))],
          repeat=repeat)
 
@@ -161,7 +161,7 @@ def _check_loss_part(part: str, student_fn: Callable, loss: str, random_state: A
             mistakes.append(("sigmoid(F), without the label", lambda y, F: _sigmoid(F)))
     elif loss == "log_loss":
         mistakes += [("1, the squared error's hessian", lambda y, F: np.ones_like(F)),
-                     ("sigmoid(F) (1 - y), a hessian that depends on the label",
+                     ("a hessian that depends on the label",
                       lambda y, F: _sigmoid(F) * (1 - y))]
     rng, repeat = _seed(random_state)
     _run(name, student_fn, _loss_cases(loss, rng), lambda y, F: reference(y, F),
@@ -251,7 +251,7 @@ def check_newton_leaf_value(student_fn: Callable[[np.ndarray, np.ndarray], float
                     lambda residual, hessian: residual.mean()),
                    ("the mean of the per-sample steps r_i / h_i",
                     lambda residual, hessian: np.mean(residual / hessian)),
-                   ("-sum_i r_i / sum_i h_i, the sign of the gradient",
+                   ("the sign flipped (the gradient in the place of the residual)",
                     lambda residual, hessian: -residual.sum() / hessian.sum())],
          repeat=repeat)
 
@@ -339,8 +339,8 @@ def check_leaf_weight(student_fn: Callable[[float, float, float], float],
     _run("check_leaf_weight", student_fn, cases, lambda G, H, lam: leaf_weight(G, H, lam),
          "ensemble_ref.math.second_order.leaf_weight",
          formula="eq-xgb-leaf-weight, w* = -G / (H + lambda)",
-         mistakes=[("-G / H, without lambda", lambda G, H, lam: -G / H),
-                   ("G / (H + lambda), the sign flipped", lambda G, H, lam: G / (H + lam))],
+         mistakes=[("the weight without the penalty lambda", lambda G, H, lam: -G / H),
+                   ("the weight with its sign flipped", lambda G, H, lam: G / (H + lam))],
          repeat=repeat)
 
 

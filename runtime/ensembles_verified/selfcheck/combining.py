@@ -54,7 +54,7 @@ def check_majority_vote(student_fn: Callable[[np.ndarray], np.ndarray], random_s
          formula="eq-ensemble, H(x) = sign(sum_t h_t(x)) for labels -1, +1",
          mistakes=[("the vote of the first member alone", lambda votes: votes[0]),
                    ("the mean vote, not its sign", lambda votes: votes.mean(axis=0)),
-                   ("the vote of the last point's column order (votes.sum(axis=1))",
+                   ("the sum over the points instead of over the members (the wrong axis)",
                     lambda votes: np.sign(votes.sum(axis=1)))],
          repeat=repeat)
 
@@ -157,7 +157,7 @@ def check_bias_variance(student_fn: Callable[[np.ndarray, np.ndarray], Any],
          formula="eq-bv-bias-correction: bias2 = mean_x[(fbar_R - f)^2 - s^2/R], "
                  "variance = mean_x s^2 (divisor R - 1)",
          rtol=1e-8, atol=1e-12,
-         mistakes=[("the plug-in bias (fbar_R - f)^2 without the correction -s^2/R", plug_in),
+         mistakes=[("the plug-in bias, without the correction for the noise of the estimated mean", plug_in),
                    ("the variance with divisor R instead of R - 1", biased_var)],
          repeat=repeat)
 
@@ -198,10 +198,10 @@ def check_condorcet(student_fn: Callable[[float, int], float], random_state: Any
          "ensemble_ref.majority_error",
          formula="eq-condorcet-exact, sum over k < M/2 of C(M, k) p^k (1 - p)^(M - k)",
          rtol=1e-8, atol=1e-15,
-         mistakes=[("the accuracy of the majority, 1 - error",
+         mistakes=[("the majority's accuracy, not its error",
                     lambda p, M: 1 - majority_error(p, M)),
                    ("a sum that also counts k = (M + 1)/2 correct votes as an error", at_most_half),
-                   ("the error of one voter, 1 - p", lambda p, M: 1 - p)],
+                   ("the error of one voter", lambda p, M: 1 - p)],
          repeat=repeat)
 
 
@@ -233,10 +233,10 @@ def check_condorcet_bound(student_fn: Callable[[float, int], float], random_stat
          "ensemble_ref.math.crowds.condorcet_bound",
          formula="eq-condorcet-bound, (1/2) (1 - 4 gamma^2)^(M/2) with gamma = p - 1/2",
          rtol=1e-9, atol=1e-15,
-         mistakes=[("Hoeffding's bound exp(-2 M gamma^2)", lambda p, M: np.exp(-2 * M * (p - 0.5) ** 2)),
+         mistakes=[("Hoeffding's bound, not this one", lambda p, M: np.exp(-2 * M * (p - 0.5) ** 2)),
                    ("the bound without its factor 1/2",
                     lambda p, M: (1 - 4 * (p - 0.5) ** 2) ** (M / 2)),
-                   ("the exponent M instead of M/2",
+                   ("an exponent twice too large",
                     lambda p, M: 0.5 * (1 - 4 * (p - 0.5) ** 2) ** M)],
          repeat=repeat)
 
@@ -275,7 +275,7 @@ def check_soft_vote(student_fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
          lambda probas, weights: np.average(probas, axis=0, weights=weights),
          "ensemble_ref: numpy.average(probas, axis=0, weights=weights)",
          formula="eq-soft-vote, sum_m w_m p_m(x) / sum_m w_m",
-         mistakes=[("sum_m w_m p_m(x), without dividing by sum_m w_m",
+         mistakes=[("the weighted sum, not normalised by the total weight",
                     lambda probas, weights: np.tensordot(weights, probas, axes=1)),
                    ("the unweighted average of the members",
                     lambda probas, weights: probas.mean(axis=0))],
@@ -309,6 +309,6 @@ def check_log_odds_weights(student_fn: Callable[[np.ndarray], np.ndarray],
          "ensemble_ref: the log-odds ln(p / (1 - p))",
          formula="the optimal weights w_t = ln(p_t / (1 - p_t)) for eq-hard-vote",
          mistakes=[("the accuracies p_t themselves", lambda p: p),
-                   ("the odds p_t / (1 - p_t) without the logarithm", lambda p: p / (1 - p)),
-                   ("ln((1 - p_t) / p_t), the inverted ratio", lambda p: np.log((1 - p) / p))],
+                   ("the odds, without the logarithm", lambda p: p / (1 - p)),
+                   ("the ratio inside the logarithm inverted", lambda p: np.log((1 - p) / p))],
          repeat=repeat)

@@ -67,9 +67,9 @@ def check_q_statistic(student_fn: Callable[[np.ndarray, np.ndarray], float], ran
          lambda right_1, right_2: q_statistic(np.vstack([right_1, right_2]))[0, 1],
          "ensemble_ref.math.diversity.q_statistic",
          formula="Q = (N11 N00 - N01 N10) / (N11 N00 + N01 N10) (eq-div-q)",
-         mistakes=[("agreements minus disagreements, (N11 + N00 - N01 - N10) / n: sums, not products",
+         mistakes=[("agreements minus disagreements: sums of the counts where products belong",
                     lambda right_1, right_2: _q(right_1, right_2, product=False)),
-                   ("the numerator N11 N00 + N01 N10 (the sign of the discordant product)",
+                   ("the sign of the discordant product in the numerator",
                     lambda right_1, right_2: 1.0)],
          repeat=repeat, single=True)
 
@@ -107,7 +107,7 @@ def check_conformal_quantile(student_fn: Callable[[np.ndarray, float], float], r
     _run("check_conformal_quantile", student_fn, _quantile_cases(rng), conformal_quantile,
          "ensemble_ref.math.uncertainty.conformal_quantile",
          formula="the ceil((1 - delta)(n + 1))-th smallest score, inf if that rank exceeds n (eq-unc-quantile)",
-         mistakes=[("numpy's quantile of the n scores, np.quantile(scores, 1 - delta)",
+         mistakes=[("numpy's quantile of the n scores, without the finite-sample correction",
                     lambda scores, delta: float(np.quantile(scores, 1 - delta))),
-                   ("the rank ceil((1 - delta) n), without the test point's place", rank_n)],
+                   ("a rank that leaves out the test point's place", rank_n)],
          repeat=repeat, single=True)

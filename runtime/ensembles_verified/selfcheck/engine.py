@@ -3,13 +3,14 @@ r"""The engine of the self-checks: calling a student's function on cases and com
 Shared by the self-checks of every chapter (:mod:`ensembles_verified.selfcheck`):
 ``_seed`` turns ``random_state`` into the generator of the random cases, ``_run``
 calls the function on every case, compares its answers with the reference and
-explains the first disagreement in one format::
+explains the first disagreement in one format, which names the case and the idea
+to look at but never shows the reference's value or the formula::
 
     check_name: case k of N, your_function(arguments of the case)
-      formula: the equation of the chapter (and, for some checks, its terms on this case)
-      expected: ...
-      received: ...
-      (why they differ: the first difference, the tolerance, the usual mistake it matches)
+      received: your value
+      (where it differs: the first index that differs, the tolerance)
+      look at: the equation of the chapter, by its label
+      (the usual mistake your value matches, in words)
       (random_state=... repeats these cases)
 
 A check whose answer cannot be compared number by number (a random sample, a
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import re
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -98,24 +100,22 @@ def _matches(got: np.ndarray, value: Any, rtol: float, atol: float) -> bool:
     return v.shape == got.shape and bool(np.all(np.abs(got - v) <= atol + rtol * np.abs(v)))
 
 
-def _answer(student_fn: Callable, case: dict, where: str, expected: Any, tail: str,
-            single: bool) -> np.ndarray:
+def _answer(student_fn: Callable, case: dict, where: str, tail: str, single: bool) -> np.ndarray:
     """The student's answer on ``case`` as an array of floats, or the AssertionError saying why not."""
-    shown = expected if isinstance(expected, str) else _fmt(expected)
     try:
         received = student_fn(*_fresh(case).values())
     except Exception as exc:  # the student's error, reported with the case that caused it
         raise AssertionError(f"{where}\n  raised {type(exc).__name__}: {exc}{tail}") from exc
     if received is None:
-        raise AssertionError(f"{where}\n  expected: {shown}\n  received: None "
-                             f"(does your function return its result?){tail}")
+        raise AssertionError(f"{where}\n  received: None (does your function return its result?)"
+                             f"{tail}")
     try:
         got = np.asarray(received)
     except (TypeError, ValueError):  # ragged sequences
         got = np.asarray(None)
     if got.dtype.kind not in "biuf":
-        raise AssertionError(f"{where}\n  expected: {shown}\n  received: "
-                             f"{received!r}, which is not a number or an array of numbers{tail}")
+        raise AssertionError(f"{where}\n  received: {received!r}, which is not a number or an "
+                             f"array of numbers{tail}")
     got = got.astype(float)
     return got.reshape(()) if single and got.size == 1 else got
 
@@ -138,21 +138,34 @@ def _mistake(got: np.ndarray, expected: np.ndarray, case: dict, mistakes: Sequen
 def _compare_numbers(got: np.ndarray, expected: np.ndarray, case: dict, reference_name: str,
                      rtol: float, atol: float, mistakes: Sequence[tuple[str, Callable]]
                      ) -> tuple[str, str, str] | None:
-    """``None`` when ``got`` agrees with ``expected`` elementwise; else (expected, received, why)."""
+    """``None`` when ``got`` agrees with ``expected`` elementwise; else ("", received, why),
+    ``why`` saying where they differ, never the expected value."""
     if got.shape != expected.shape:
-        return f"{_fmt(expected)} (shape {expected.shape})", f"{_fmt(got)} (shape {got.shape})", ""
+        return "", f"{_fmt(got)} (shape {got.shape})", f"\n  the shape should be {expected.shape}."
     same_nan = np.isnan(expected) & np.isnan(got)
     ok = same_nan | (np.isfinite(got) & (np.abs(got - expected) <= atol + rtol * np.abs(expected)))
     if ok.all():
         return None
     detail = ""
     if got.ndim:
-        first = int(np.flatnonzero(~ok.ravel())[0])
-        detail = (f"\n  first difference at index {first}: expected "
-                  f"{expected.ravel()[first]:.12g}, received {got.ravel()[first]:.12g}")
-    detail += f"\n  tolerance: |received - expected| <= {atol:g} + {rtol:g} |expected|"
-    return (f"{_fmt(expected)}   ({reference_name})", _fmt(got),
-            detail + _mistake(got, expected, case, mistakes, rtol, atol))
+        wrong = np.flatnonzero(~ok.ravel())
+        detail = (f"\n  {wrong.size} of {ok.size} entries differ from the reference "
+                  f"({reference_name}); the first at index {int(wrong[0])}, where yours is "
+                  f"{got.ravel()[wrong[0]]:.12g}")
+    else:
+        detail = f"\n  this differs from the reference ({reference_name})"
+    detail += f" (tolerance: |received - reference| <= {atol:g} + {rtol:g} |reference|)"
+    return "", _fmt(got), detail + _mistake(got, expected, case, mistakes, rtol, atol)
+
+
+def _look_at(rule: str) -> str:
+    """The equations a check's formula names (its labels), never the formula itself."""
+    labels = list(dict.fromkeys(re.findall(r"\beq-[a-z0-9-]+", rule)))
+    if labels:
+        return ", ".join(labels)
+    name = rule.split(":")[0].strip()
+    plain = name and not re.search(r"[=()^/*+]", name)
+    return f"{name} (its definition in the chapter)" if plain else "the chapter's definition"
 
 
 def _run(name: str, student_fn: Callable, cases: Sequence[dict], reference: Callable,
@@ -162,34 +175,36 @@ def _run(name: str, student_fn: Callable, cases: Sequence[dict], reference: Call
          single: bool = False) -> None:
     """Call ``student_fn(**case)`` (positionally) and ``reference(**case)`` on every case.
 
-    A failure names the case, the formula (``formula``, by its equation label;
-    a function of the case's arguments gives a text for each case), the expected
-    value and the value received, and, when the value received is what one of
-    ``mistakes`` (pairs of a description and a function of the same arguments)
-    gives, that mistake. ``single``: the answer is one number, and an array of
+    A failure names the case, the value received, where it differs, the
+    equation to look at (the labels ``eq-...`` that ``formula`` names; a function of
+    the case's arguments gives a text for each case) and, when the value received
+    is what one of ``mistakes`` (pairs of a description in words and a function of
+    the same arguments) gives, that mistake. It never shows the reference's value
+    or the formula. ``single``: the answer is one number, and an array of
     one element is taken as that number.
 
     ``compare(got, expected, case)`` replaces the comparison number by number (and
     ``mistakes``): it gets the answer as an array of floats and what ``reference``
     returned (a text is shown as it is), and returns ``None`` when they agree or
     the texts ``(expected, received, why)`` of the failure, ``why`` being the
-    lines that explain it (each starting with a new line), or ``""``.
+    lines that explain it (each starting with a new line), or ``""``; the
+    expected text is not shown (it would give the answer away).
     """
     _check_callable(student_fn, len(cases[0]), name)
     tail = f"\n  ({repeat})" if repeat else ""
     for number, case in enumerate(cases, start=1):
         rule = formula(**case) if callable(formula) else formula
         where = f"{name}: case {number} of {len(cases)}, {_call_text(case)}"
-        where += f"\n  formula: {rule}" if rule else ""
         expected = reference(**_fresh(case))
         if compare is None:
             expected = np.asarray(expected, dtype=float)
-        got = _answer(student_fn, case, where, expected, tail, single)
+        got = _answer(student_fn, case, where, tail, single)
         failure = (compare(got, expected, case) if compare is not None else
                    _compare_numbers(got, expected, case, reference_name, rtol, atol, mistakes))
         if failure is not None:
-            wanted, received, why = failure
-            raise AssertionError(f"{where}\n  expected: {wanted}\n  received: {received}{why}{tail}")
+            _, received, why = failure
+            look = f"\n  look at: {_look_at(rule)}"
+            raise AssertionError(f"{where}\n  received: {received}{why}{look}{tail}")
     print(f"\u2714 {name}: your function agrees with {reference_name} on all {len(cases)} cases.")
 
 

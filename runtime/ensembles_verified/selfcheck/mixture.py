@@ -75,7 +75,7 @@ def check_responsibilities(student_fn: Callable[[np.ndarray, np.ndarray], np.nda
     """
     rng, repeat = _seed(random_state)
     mistakes = [
-        ("g_e p_e without dividing by the sum over experts (no normalisation)",
+        ("the products not normalised over the experts",
          lambda gate, log_density: gate * np.exp(log_density)),
         ("the densities alone, normalised (the gate's prior left out)",
          lambda gate, log_density: np.exp(log_density) / np.exp(log_density).sum(1, keepdims=True)),

@@ -82,9 +82,9 @@ def _goss_compare(w: np.ndarray, expected: str, case: dict) -> tuple[str, str, s
     values = np.unique(np.round(w[sampled], 12))
     hint = ""
     if np.allclose(values, 1.0):
-        hint = "\n  your sampled rows keep weight 1: the factor (1 - a)/b is missing."
+        hint = "\n  your sampled rows keep weight 1: the factor that makes the sample unbiased is missing."
     elif np.allclose(values, 1.0 / factor):
-        hint = "\n  your factor is inverted: it is b/(1 - a), not (1 - a)/b."
+        hint = "\n  your factor is inverted: each sampled row stands for more rows than itself."
     return (f"{other_k} rows outside the top with weight {factor:.10g}",
             f"{sampled.size} rows with weights {_fmt(values)}", hint)
 
@@ -191,7 +191,7 @@ def check_ordered_target_statistic(student_fn: Callable[..., Any], random_state:
                 ("the greedy TS over all rows", lambda categories, y, permutation, prior, prior_weight:
                  greedy_target_statistic(categories, y, prior, prior_weight)),
                 ("using the rows after it in the permutation", after),
-                ("leaving out the prior p (a p replaced by 0)", no_prior)]
+                ("leaving out the prior", no_prior)]
     _run("check_ordered_target_statistic", student_fn, _ts_cases(rng), ordered_target_statistic,
          "ensemble_ref.math.target_statistics.ordered_target_statistic",
          formula="eq-modern-ts, (sum of y_j + a p) / (#j + a) over the rows j of the same category "

@@ -59,7 +59,7 @@ def check_gradient_histogram(student_fn: Callable[..., np.ndarray], random_state
                  "codes[i, j] == b",
          mistakes=[("the number of rows in the place of the hessian sum",
                     lambda codes, g, h, n_bins: reference(codes, g, np.ones_like(h), n_bins)),
-                   ("(H, G): the two sums swapped",
+                   ("the two sums swapped",
                     lambda codes, g, h, n_bins: reference(codes, g, h, n_bins)[..., ::-1])],
          repeat=repeat)
 

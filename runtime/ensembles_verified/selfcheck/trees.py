@@ -65,8 +65,8 @@ def _decrease_mistakes(i: Callable, name: str) -> list[tuple[str, Callable]]:
         return description, lambda counts_left, counts_right: value(*parts(counts_left, counts_right))
 
     return [
-        mistake("the unweighted decrease i(t) - (i(L) + i(R))/2 (weight each child by its share "
-                "W_L/W_t, W_R/W_t of the node)", lambda iT, iL, iR, pL, pR, W: iT - (iL + iR) / 2),
+        mistake("the unweighted decrease (weight each child by its share of the node)",
+                lambda iT, iL, iR, pL, pR, W: iT - (iL + iR) / 2),
         mistake("minus the children's weighted impurity, without the parent's impurity i(t)",
                 lambda iT, iL, iR, pL, pR, W: -(pL * iL + pR * iR)),
         mistake("the children's weights swapped (W_R/W_t on the left child)",
@@ -75,7 +75,7 @@ def _decrease_mistakes(i: Callable, name: str) -> list[tuple[str, Callable]]:
                 lambda iT, iL, iR, pL, pR, W: W * (iT - pL * iL - pR * iR)),
         mistake("the decrease in nats (the entropy, eq-tree-entropy, takes log base 2)",
                 lambda iT, iL, iR, pL, pR, W: (iT - pL * iL - pR * iR) * np.log(2.0)),
-        ("the decrease of the misclassification rate 1 - max p_k, not of the " + name,
+        ("the decrease of the misclassification rate, not of the " + name,
          lambda counts_left, counts_right: decrease(counts_left, counts_right,
                                                     lambda c: 1 - c.max() / c.sum())),
     ]
@@ -177,8 +177,8 @@ def _compare_thresholds(got: np.ndarray, expected: float, case: dict) -> tuple[s
     elif not np.isclose(got_sse, best_sse, rtol=1e-12, atol=1e-12):
         unweighted = min(values[:-1], key=lambda t: np.var(y[x <= t]) + np.var(y[x > t]))
         same = (x <= s) == (x <= unweighted)
-        hint = ("it minimises var(L) + var(R) unweighted: compare n_L i(L) + n_R i(R) "
-                "(eq-tree-impurity-decrease)." if same.all() else
+        hint = ("it minimises the children's impurities unweighted: each child counts with its "
+                "number of points (eq-tree-impurity-decrease)." if same.all() else
                 "a larger sum of squared errors than the best threshold.")
     elif np.any(np.isclose(s, values)):
         hint = "the split is right but s is a data value: put it at the midpoint between " \

@@ -1,0 +1,175 @@
+"""The answers of the answer checks, for instructors: not shipped with the book's runtime.
+
+``ensembles_verified.question_bank`` holds what a check needs (the question, its
+parameters, the precision, the hints); the answers and the usual mistakes live
+here, in the repository's tooling, and reach the runtime only as slow, salted
+digests of their rounded values (``python -m tools.answer_digests``). For every
+question: the function that computes the answer from the book's formulas, the
+functions that compute what each usual mistake gives (keyed as the question's
+hints), and, for a formula question, one right formula.
+
+``answer_key(label, seed)`` is the answer of a variant (a number, or a right
+formula); ``python -m tools.variants`` writes a class's answer key with it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from ensembles_verified.question_bank import QUESTIONS
+
+__all__ = ["ANSWERS", "Answer", "answer_key", "answer_value", "mistake_values"]
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The answer of one question: ``answer(**parameters)`` (for a formula,
+    ``answer(**parameters, **variables)`` on arrays), the usual mistakes by hint key
+    (same arguments) and, for a formula, one right formula."""
+
+    answer: Callable[..., Any]
+    mistakes: dict = field(default_factory=dict)
+    formula: str = ""
+
+
+def _p_oob(N):
+    return (1.0 - 1.0 / N) ** N
+
+
+def _hoeffding_T(p, delta):
+    return math.log(1 / delta) / (2 * (p - 0.5) ** 2)
+
+
+def _gini(c):
+    c = np.asarray(c, dtype=float)
+    return 1.0 - np.sum((c / c.sum()) ** 2)
+
+
+def _gini_decrease(left0, left1, right0, right1):
+    left, right = np.array([left0, left1]), np.array([right0, right1])
+    node = left + right
+    W, WL, WR = node.sum(), left.sum(), right.sum()
+    return float(_gini(node) - WL / W * _gini(left) - WR / W * _gini(right))
+
+
+def _p_blind(d, k, m):
+    return math.comb(d - k, m) / math.comb(d, m)
+
+
+def _patterns(a1, a2, a3, a4, a5):
+    a = np.array([a1, a2, a3, a4, a5])
+    right = (np.arange(32)[:, None] >> np.arange(5)) & 1  # every pattern of right members
+    return a, right, np.prod(np.where(right == 1, a, 1 - a), axis=1)
+
+
+def _weighted_vote_accuracy(a1, a2, a3, a4, a5):
+    a, right, prob = _patterns(a1, a2, a3, a4, a5)
+    score = (np.where(right == 1, 1.0, -1.0) * np.log(a / (1 - a))).sum(axis=1)
+    return float(prob[score > 0].sum() + 0.5 * prob[score == 0].sum())
+
+
+def _unweighted_accuracy(a1, a2, a3, a4, a5):
+    _, right, prob = _patterns(a1, a2, a3, a4, a5)
+    return float(prob[right.sum(axis=1) >= 3].sum())
+
+
+def _goss_factor(N, a, b):
+    from ensemble_ref.math.sampling import goss_counts
+
+    return goss_counts(N, a, b)[2]
+
+
+_VAR_F = 0.5 - 2 / math.pi + 1 / 3  # the variance of sin(2 pi X) + 2X, X uniform on [0, 1]
+
+ANSWERS: dict[str, Answer] = {
+    "ex-intro-majority-bound": Answer(
+        lambda eps: min(1.5 * eps, 1.0),
+        {"independent": lambda eps: 3 * eps**2 - 2 * eps**3, "member": lambda eps: eps,
+         "union": lambda eps: min(3 * eps, 1.0)}),
+    "ex-bv-mean": Answer(
+        lambda N, sigma: (_VAR_F + sigma**2) / N,
+        {"noise-only": lambda N, sigma: sigma**2 / N, "no-noise": lambda N, sigma: _VAR_F / N,
+         "second-moment": lambda N, sigma: (_VAR_F + 1 + sigma**2) / N}),
+    "ex-crowds-three": Answer(
+        lambda: 0.5 + math.sqrt(3) / 6, {"p-one": lambda: 1.0, "middle": lambda: 0.75}),
+    "ex-crowds-hoeffding": Answer(
+        _hoeffding_T,
+        {"condorcet": lambda p, delta: 2 * math.log(2 * delta) / math.log(1 - 4 * (p - 0.5) ** 2),
+         "no-two": lambda p, delta: math.log(1 / delta) / (p - 0.5) ** 2}),
+    "ex-tree-gini-concave": Answer(
+        _gini_decrease,
+        {"unweighted": lambda left0, left1, right0, right1: float(
+            _gini([left0 + right0, left1 + right1])
+            - (_gini([left0, left1]) + _gini([right0, right1])) / 2)}),
+    "ex-oob-subsample": Answer(
+        lambda N, n: (1.0 - 1.0 / N) ** n,
+        {"limit": lambda N, n: np.exp(-n / N), "full-bootstrap": lambda N, n: (1.0 - 1.0 / N) ** N,
+         "no-replacement": lambda N, n: 1.0 - n / N},
+        formula="(1 - 1/N)**n"),
+    "ex-oob-enough-members": Answer(
+        lambda N: math.log(N) / -math.log(1 - _p_oob(N)),
+        {"limit": lambda N: math.log(N) / -math.log(1 - math.exp(-1)),
+         "no-log": lambda N: math.log(N) / _p_oob(N)}),
+    "ex-rf-per-tree": Answer(
+        lambda d, k, m, s: _p_blind(d, k, m) ** s,
+        {"one-node": lambda d, k, m, s: _p_blind(d, k, m),
+         "replacement": lambda d, k, m, s: (1 - k / d) ** (m * s)}),
+    "ex-vote-weights": Answer(
+        _weighted_vote_accuracy,
+        {"unweighted": _unweighted_accuracy,
+         "best": lambda a1, a2, a3, a4, a5: max(a1, a2, a3, a4, a5)}),
+    "ex-adaboost-rounds": Answer(
+        lambda N, gamma: math.log(N) / (2 * gamma**2),
+        {"no-two": lambda N, gamma: math.log(N) / gamma**2,
+         "not-squared": lambda N, gamma: math.log(N) / (2 * gamma)}),
+    "ex-adaboost-samme": Answer(
+        lambda K, eps: (K - 1) ** 2 / K * (math.log((1 - eps) / eps) + math.log(K - 1)),
+        {"sklearn": lambda K, eps: 0.5 * (math.log((1 - eps) / eps) + math.log(K - 1)),
+         "two-class": lambda K, eps: (K - 1) ** 2 / K * math.log((1 - eps) / eps)}),
+    "ex-gb-linear-ols": Answer(
+        lambda nu, M: 1 - (1 - nu) ** M,
+        {"linear": lambda nu, M: M * nu, "remains": lambda nu, M: (1 - nu) ** M}),
+    "ex-xgb-shrunken-mean": Answer(
+        lambda n, rbar, lam: n / (n + lam) * rbar,
+        {"no-shrink": lambda n, rbar, lam: rbar, "sign": lambda n, rbar, lam: -n / (n + lam) * rbar,
+         "per-point": lambda n, rbar, lam: rbar / (1 + lam)}),
+    "ex-modern-goss-proof": Answer(
+        _goss_factor,
+        {"fractions": lambda N, a, b: (1 - a) / b, "inverted": lambda N, a, b: b / (1 - a)}),
+    "ex-moe-constant-gate": Answer(
+        lambda N, r1: r1 / N, {"not-divided": lambda N, r1: r1}),
+    "ex-scale-workers": Answer(
+        lambda N, B, q: N / (4 * B * q),
+        {"no-ring": lambda N, B, q: N / (2 * B * q), "root": lambda N, B, q: N / (4 * B)}),
+}
+
+
+def answer_value(label: str, params: dict, values: dict | None = None) -> Any:
+    """The answer at the parameters (and, for a formula, at the variables' values)."""
+    with np.errstate(all="ignore"):
+        return ANSWERS[label].answer(**params, **(values or {}))
+
+
+def mistake_values(label: str, params: dict, values: dict | None = None) -> dict:
+    """What each usual mistake gives at the parameters (``None`` where it cannot be evaluated)."""
+    out = {}
+    for key, fn in ANSWERS[label].mistakes.items():
+        try:
+            with np.errstate(all="ignore"):
+                out[key] = fn(**params, **(values or {}))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            out[key] = None
+    return out
+
+
+def answer_key(label: str, seed: int | None = None) -> Any:
+    """The answer of a variant: a number, or one right formula for a formula question."""
+    from ensembles_verified.answers import variant
+
+    if QUESTIONS[label].variables:
+        return ANSWERS[label].formula
+    return float(answer_value(label, variant(label, seed)))
