@@ -29,9 +29,10 @@ violation is a warning, which fails the strict build:
 ``tools/build_student.py``) the solutions are never parsed, so they are absent
 from the pages and the search index. This extension then also
 
-* removes the Binder/Colab launch buttons and the edit button (they open the
-  repository's notebooks, which contain the solutions) and marks the title as the
-  student edition;
+* keeps the Binder/Colab launch buttons, which open the student notebooks
+  (``_ext/reader_edition.py`` points them at the ``student-notebooks`` branch),
+  removes the edit button (it opens the repository's sources, which contain the
+  solutions) and marks the title as the student edition;
 * replaces the downloadable sources of every chapter (``_sources/<page>.md`` and
   ``_sources/<page>.ipynb``) by their student versions, made by
   ``tools/student_notebooks.py``.
@@ -443,8 +444,7 @@ def config_inited(app: Sphinx, config) -> None:
     if not config.hide_solutions:
         return
     options = dict(config.html_theme_options or {})
-    options["launch_buttons"] = {}  # they open the repository's notebooks, with solutions
-    options["use_edit_page_button"] = False
+    options["use_edit_page_button"] = False  # the repository's sources hold the solutions
     config.html_theme_options = options
     config.html_title = f"{config.html_title} (student edition)"
 

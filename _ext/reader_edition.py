@@ -23,7 +23,10 @@ numbers, no MyST syntax; code cells unchanged. The resolved references are
 written to ``_build/reader/refs.json`` (the student notebooks use them), the
 notebooks to ``_build/reader/notebooks/book/`` (published on the repository's
 ``reader-notebooks`` branch, which the Binder and Colab buttons open) and to the
-page's download menu (``_sources/<page>.ipynb``).
+page's download menu (``_sources/<page>.ipynb``). The student edition's buttons
+open the student notebooks instead (the same notebooks without the solutions,
+``tools/reader_notebooks.py --student --branch``), published on the
+``student-notebooks`` branch by the same workflow.
 
 **Figures have alt text.** A figure image without ``alt`` gets its caption's text.
 """
@@ -47,6 +50,7 @@ TEX_LITERAL_RE = re.compile(r"``([^`\n]*\\[A-Za-z]+[^`\n]*)``")
 TEX_COMMAND_RE = re.compile(r"\\[A-Za-z]+")
 SHOWN_TAGS = {"lesson", "show-input"}
 READER_BRANCH = "reader-notebooks"
+STUDENT_BRANCH = "student-notebooks"  # the student notebooks: what the student edition opens
 
 
 def tools_module(app: Sphinx, name: str):
@@ -320,15 +324,17 @@ def accessible_html(app: Sphinx, exception) -> None:
 
 
 def launch_buttons(app: Sphinx, pagename, templatename, context, doctree) -> None:
-    """The Binder and Colab buttons open the reader notebook of the page."""
+    """The Binder and Colab buttons open the reader notebook of the page (in the student
+    edition, its student notebook)."""
+    branch = STUDENT_BRANCH if app.config.hide_solutions else READER_BRANCH
     buttons = context.get("header_buttons") or []
     for group in buttons:
         for item in group.get("buttons", []) if isinstance(group, dict) else []:
             url = item.get("url", "")
             if item.get("text") == "Binder" and "/v2/gh/" in url:
-                item["url"] = re.sub(r"(/v2/gh/[^/]+/[^/]+/)[^?]+", rf"\g<1>{READER_BRANCH}", url)
+                item["url"] = re.sub(r"(/v2/gh/[^/]+/[^/]+/)[^?]+", rf"\g<1>{branch}", url)
             elif item.get("text") == "Colab" and "/blob/" in url:
-                item["url"] = re.sub(r"/blob/[^/]+/", f"/blob/{READER_BRANCH}/", url)
+                item["url"] = re.sub(r"/blob/[^/]+/", f"/blob/{branch}/", url)
 
 
 def latex_numbering(app: Sphinx, doctree: nodes.document, docname: str) -> None:

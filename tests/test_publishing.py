@@ -104,7 +104,7 @@ def test_reader_notebooks_branch_is_published_by_its_own_job():
     assert job["permissions"] == {"contents": "write"}
     writers = [name for name, j in jobs.items()
                if (j.get("permissions") or {}).get("contents") == "write"]
-    assert writers == ["reader-notebooks"], writers
+    assert writers == ["reader-notebooks", "student-notebooks"], writers
     runs = [s.get("run", "") for s in steps(job)]
     write = [r for r in runs if "tools.reader_notebooks" in r]
     assert len(write) == 1, runs
@@ -139,3 +139,27 @@ def test_requirements_are_fully_pinned_and_include_jupyterlab():
     assert {"jupyterlab", "jupyter-server", "notebook-shim", "pandas", "plotly", "graphviz",
             "six"} <= names
     assert "jupyter lab" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_student_notebooks_branch_is_published_like_the_readers():
+    """The student edition's launch buttons open the ``student-notebooks`` branch: a job
+    writes it with ``tools/reader_notebooks.py --student --branch`` (no solutions) and pushes
+    it, as the reader notebooks' job does, on pushes to main only."""
+    from _ext.reader_edition import STUDENT_BRANCH
+
+    jobs = workflow()["jobs"]
+    job, reader = jobs["student-notebooks"], jobs["reader-notebooks"]
+    assert STUDENT_BRANCH == "student-notebooks"
+    assert job["needs"] == "build" and job["if"] == reader["if"]
+    assert job["permissions"] == {"contents": "write"} and job["env"]["SHA"] == "${{ github.sha }}"
+    runs = [s.get("run", "") for s in steps(job)]
+    write = [r for r in runs if "tools.reader_notebooks" in r]
+    assert len(write) == 1 and re.search(
+        r'python -m tools\.reader_notebooks "?\$OUT"? --student --branch --commit "?\$SHA"?',
+        write[0]), write
+    push = [s for s in steps(job) if "git push" in s.get("run", "")]
+    assert len(push) == 1 and f"HEAD:{STUDENT_BRANCH}" in push[0]["run"]
+    out = next(s for s in steps(job) if s.get("run") == write[0])["env"]["OUT"]
+    assert out.endswith("/student-notebooks") and push[0]["working-directory"] == out
+    download = [s for s in steps(job) if s.get("uses", "").startswith("actions/download-artifact")]
+    assert download and download[0]["with"]["path"] == "_build/reader"

@@ -11,8 +11,9 @@ tools/build_student.py``, after the main build). Then
   statement (the same word runs are found, so the comparison is known to see
   through HTML markup);
 * no chapter was executed by the student build;
-* the launch buttons, which open the repository's notebooks (with solutions), are
-  gone, and the download menu offers the student notebook;
+* the launch buttons open the student notebooks (the ``student-notebooks``
+  branch, without solutions), never the reader notebooks or the repository's, and
+  the download menu offers the student notebook;
 * the answer checks give nothing away: the answer of every registered question
   (``ensembles_verified.answers``), for the book's values and for variants, is
   written in none of the usual ways on its chapter's page, in the search index or
@@ -117,13 +118,17 @@ def test_the_student_build_executed_nothing(student):
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
-def test_student_pages_offer_the_student_notebook_and_no_launch(md, student):
+def test_student_pages_offer_the_student_notebook_and_launch_it(md, student):
     import nbformat
 
     html, _ = student
     page = html / md.relative_to(ROOT).with_suffix(".html")
     raw = page.read_text(encoding="utf-8")
-    assert "colab.research.google.com" not in raw and "mybinder.org" not in raw
+    notebook = md.relative_to(ROOT).with_suffix(".ipynb").as_posix()
+    assert ("colab.research.google.com/github/ensembles-verified/ensembles-verified/blob/"
+            f"student-notebooks/{notebook}") in raw
+    assert "mybinder.org/v2/gh/ensembles-verified/ensembles-verified/student-notebooks?" in raw
+    assert "reader-notebooks" not in raw and "/blob/main/" not in raw
     assert f'_sources/{md.relative_to(ROOT).with_suffix(".ipynb").as_posix()}"' in raw
     nb = nbformat.read(html / "_sources" / md.relative_to(ROOT).with_suffix(".ipynb"), 4)
     nbformat.validate(nb)

@@ -10,8 +10,8 @@ This is the book's own build (``jupyter-book build . -W -n --keep-going`` with
 ``hide_solutions = True``, under which the ``solution`` directives are not parsed at
 all, so no solution text reaches the pages or the search index
 (``_ext/exercise_bank.py`` replaces the downloadable sources by their student
-versions as well, and removes the launch buttons, which open the repository's
-notebooks).
+versions as well, and the launch buttons open the student notebooks, published on
+the ``student-notebooks`` branch).
 
 The chapters are not executed again: the build reads the execution cache of the
 main build (``_build/.jupyter_cache``, see ``_config.yml``), and the claims those

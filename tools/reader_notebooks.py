@@ -512,10 +512,12 @@ def write_notebooks(output: Path, student: bool = False, branch: bool = False,
     if branch:
         (out / "requirements.txt").write_text(binder_requirements(root, commit), encoding="utf-8")
         (out / "runtime.txt").write_text((root / "runtime.txt").read_text(), encoding="utf-8")
+        kind = "student notebooks (without solutions)" if student else "reader notebooks"
+        edition = "the student edition's pages" if student else "the book's pages"
         (out / "README.md").write_text(
-            "# Ensembles, Verified: reader notebooks\n\nThe chapters of the book as notebooks "
-            "(generated from the main branch; do not edit). Open them on Binder or Colab "
-            "from the book's pages.\n", encoding="utf-8")
+            f"# Ensembles, Verified: {kind}\n\nThe chapters of the book as notebooks "
+            f"(generated from the main branch; do not edit). Open them on Binder or Colab "
+            f"from {edition}.\n", encoding="utf-8")
     return written
 
 
@@ -524,7 +526,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("output", type=Path, help="folder to write to, outside book/")
     parser.add_argument("--student", action="store_true", help="remove the solutions")
     parser.add_argument("--branch", action="store_true",
-                        help="write the tree of the reader-notebooks branch (book/, Binder files)")
+                        help="write the tree of the reader-notebooks branch (book/, Binder files); "
+                             "with --student, of the student-notebooks branch")
     parser.add_argument("--commit", default="main", help="ensemble_ref's commit for Binder")
     parser.add_argument("--overwrite", action="store_true")
     args = parser.parse_args(argv)
