@@ -56,6 +56,23 @@ def make_data(n_samples: int, n_features: int, seed: int):
     return X, y, (y > 0).astype(int)
 
 
+def real_data(quick: bool):
+    """Two real tables as a lab would use them: Caravan's 85 integer-coded columns (many ties,
+    6 % buyers) and Bikeshare's one-hot encoded hour, month and weather beside its numbers."""
+    import pandas as pd
+
+    from ensembles_verified.datasets import load_bikeshare, load_caravan
+    caravan = load_caravan()
+    Xc = caravan.drop(columns="Purchase").to_numpy(float)
+    yc = (caravan["Purchase"] == "Yes").to_numpy(int)
+    bikes = load_bikeshare()
+    Xb = pd.get_dummies(bikes.drop(columns=["casual", "registered", "bikers"]), dtype=float)
+    Xb, yb = Xb.to_numpy(float), bikes["bikers"].to_numpy(float)
+    if quick:
+        return Xc[:300], yc[:300], Xb[:300], yb[:300]
+    return Xc, yc, Xb, yb
+
+
 def _booster_pair(rounds: int, method: str):
     import xgboost
 
@@ -110,6 +127,31 @@ def cases(s: dict) -> list[dict]:
          lambda: exact[0](X, y_reg), lambda: exact[1](X, y_reg)),
         (f"second-order booster, {s['rounds']} rounds, depth 6, hist, {size}", "xgboost hist", 2.0,
          lambda: hist[0](X, y_reg), lambda: hist[1](X, y_reg)),
+    ]
+    Xc, yc, Xr, yr = real_data(quick=s["n"] < 1000)
+    real = f"{len(yc)} x {Xc.shape[1]}", f"{len(yr)} x {Xr.shape[1]}"
+    rows += [
+        (f"random forest classifier, {s['forest']} trees, Caravan (integer codes) {real[0]}",
+         "scikit-learn", 1.5,
+         lambda: er.RandomForestClassifier(n_estimators=s["forest"], random_state=0).fit(Xc, yc),
+         lambda: ske.RandomForestClassifier(n_estimators=s["forest"], random_state=0,
+                                            n_jobs=1).fit(Xc, yc)),
+        (f"gradient boosting classifier, {s['gb']} stages, depth 3, Caravan {real[0]}",
+         "scikit-learn", 1.5,
+         lambda: er.GradientBoostingClassifier(n_estimators=s["gb"], max_depth=3).fit(Xc, yc),
+         lambda: ske.GradientBoostingClassifier(n_estimators=s["gb"], max_depth=3,
+                                                random_state=0).fit(Xc, yc)),
+        (f"random forest regressor, {s['forest']} trees, Bikeshare (one-hot) {real[1]}",
+         "scikit-learn", 1.5,
+         lambda: er.RandomForestRegressor(n_estimators=s["forest"], max_features=1 / 3,
+                                          random_state=0).fit(Xr, yr),
+         lambda: ske.RandomForestRegressor(n_estimators=s["forest"], max_features=1 / 3,
+                                           random_state=0, n_jobs=1).fit(Xr, yr)),
+        (f"gradient boosting regressor, {s['gb']} stages, depth 3, Bikeshare {real[1]}",
+         "scikit-learn", 1.5,
+         lambda: er.GradientBoostingRegressor(n_estimators=s["gb"], max_depth=3).fit(Xr, yr),
+         lambda: ske.GradientBoostingRegressor(n_estimators=s["gb"], max_depth=3,
+                                               random_state=0).fit(Xr, yr)),
     ]
     return [dict(name=n, reference=r, target=t, ours=o, theirs=th) for n, r, t, o, th in rows]
 

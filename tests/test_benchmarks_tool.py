@@ -33,8 +33,9 @@ def test_quick_run_writes_valid_json(quick_results):
     assert res["quick"] is True and res["label"] == "smoke"
     assert len(res["load_before"]) == 3 and len(res["load_after"]) == 3
     names = [c["name"] for c in res["cases"]]
-    assert len(names) == 10 and len(set(names)) == 10
+    assert len(names) == 14 and len(set(names)) == 14
     assert any("random forest" in n for n in names) and any("hist" in n for n in names)
+    assert any("Caravan" in n for n in names) and any("Bikeshare" in n for n in names)
     for c in res["cases"]:
         for side in ("ours", "theirs"):
             for clock in ("cpu", "wall"):
