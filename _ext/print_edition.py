@@ -49,6 +49,11 @@ OMITTED_REFERENCE = ("book/appendix/api_core", "book/appendix/api_math", "book/a
                      "book/appendix/api_ensembles", "book/appendix/api_runtime")
 TABLES = {"book/appendix/claims_ledger": "The table of every check is in the online edition.",
           "book/appendix/execution": "The table of the chapters' execution times is in the online edition."}
+# Pages whose generated lists are long: in print their tables and online-only blocks (class
+# "online-only") become one sentence, once (the course kit's week plans and outlines).
+ONLINE_ONLY = {"book/appendix/course": "The week plans, the learning objectives and the slide "
+                                       "outlines of every chapter, with a handout per chapter, "
+                                       "are in the online edition."}
 IN_PRINT = "In print, this part of the API reference is left out: it is in the online edition."
 FRAMES_CALL = "slider_figure"
 CHECKS_IN_PRINT = ("In print, the code leaves out the lines that only check a claim or pass a "
@@ -126,6 +131,24 @@ def omit_tables(part: nodes.Element, sentence: str) -> None:
             if raw.get("format") == "html":
                 raw.parent.remove(raw)
         part.next_node(nodes.section).append(_note(sentence))
+
+
+def omit_online_only(part: nodes.Element, sentence: str) -> None:
+    """The page's tables and online-only blocks become one sentence, where the first was."""
+    blocks = [n for n in part.findall(nodes.Element)
+              if isinstance(n, nodes.table) or "online-only" in n.get("classes", [])]
+    blocks = [b for b in blocks if not any(a in blocks for a in _ancestors(b))]
+    for i, block in enumerate(blocks):
+        if i == 0:
+            block.replace_self(_note(sentence))
+        else:
+            block.parent.remove(block)
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 def unlink_omitted(doctree: nodes.document) -> None:
@@ -366,6 +389,8 @@ def print_edition(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             omit_reference(part)
         elif page in TABLES:
             omit_tables(part, TABLES[page])
+        elif page in ONLINE_ONLY:
+            omit_online_only(part, ONLINE_ONLY[page])
         elif _is_chapter(page):
             hide_opening_imports(part)
     if hide_checks(doctree):
