@@ -19,6 +19,7 @@ for them and fails as soon as the cell is fixed, so that the entry is removed.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
 from importlib import metadata
@@ -30,13 +31,7 @@ from tools.chapters import ROOT, chapter_sources
 # packages every Colab runtime has (import name)
 COLAB_BASE = {"numpy", "scipy", "matplotlib", "pandas", "sklearn", "IPython"}
 # chapter stem -> import names its install cell lacks (reported, not fixed here)
-KNOWN_MISSING = {
-    "06_random_forests": {"xgboost"},
-    "10_xgboost": {"xgboost"},
-    "11_modern_boosting": {"catboost", "lightgbm", "xgboost"},
-    "14_ensembles_at_scale": {"xgboost", "joblib"},
-    "formulas_to_libraries": {"xgboost"},
-}
+KNOWN_MISSING: dict[str, set[str]] = {}
 SPEC_RE = re.compile(r"find_spec\(name\)\s+for\s+name\s+in\s+\(([^)]*)\)")
 PIP_RE = re.compile(r"^\s*%pip install (.*)$", re.M)
 IMPORT_RE = re.compile(r"^\s*(?:from\s+([A-Za-z_]\w*)[\w.]*\s+import|import\s+([A-Za-z_]\w*))", re.M)
@@ -64,23 +59,30 @@ def _distribution(requirement: str) -> str:
     return name.strip().lower().replace("_", "-")
 
 
-def _modules_of(distribution: str) -> set[str]:
+@functools.lru_cache(maxsize=None)
+def _owners() -> dict[str, list[str]]:
+    """import name -> distributions (one scan of every installed distribution)."""
+    return metadata.packages_distributions()
+
+
+@functools.lru_cache(maxsize=None)
+def _modules_of(distribution: str) -> frozenset[str]:
     """The import names of an installed distribution and of its declared dependencies."""
-    owners = metadata.packages_distributions()
+    owners = _owners()
     names = {m for m, dists in owners.items()
              if distribution in {d.lower().replace("_", "-") for d in dists}}
     names.add(distribution.replace("-", "_"))  # editable installs are not in the mapping
     try:
         requires = metadata.requires(distribution) or []
     except metadata.PackageNotFoundError:
-        return names
+        return frozenset(names)
     for req in requires:
         if "extra ==" in req:
             continue
         dep = _distribution(req)
         names |= {m for m, dists in owners.items()
                   if dep in {d.lower().replace("_", "-") for d in dists}}
-    return names
+    return frozenset(names)
 
 
 def install_cell(code: str) -> tuple[set[str], set[str]]:
