@@ -128,7 +128,7 @@ def test_student_pages_offer_the_student_notebook_and_launch_it(md, student):
     assert ("colab.research.google.com/github/ensembles-verified/ensembles-verified/blob/"
             f"student-notebooks/{notebook}") in raw
     assert "mybinder.org/v2/gh/ensembles-verified/ensembles-verified/student-notebooks?" in raw
-    assert "reader-notebooks" not in raw and "/blob/main/" not in raw
+    assert "reader-notebooks" not in raw and "/blob/main/book/" not in raw
     assert f'_sources/{md.relative_to(ROOT).with_suffix(".ipynb").as_posix()}"' in raw
     nb = nbformat.read(html / "_sources" / md.relative_to(ROOT).with_suffix(".ipynb"), 4)
     nbformat.validate(nb)
