@@ -40,6 +40,42 @@ def _majority_error(p, T):
     return sum(comb(T, t) * p**t * (1 - p) ** (T - t) for t in range(T + 1) if 2 * t < T)
 
 
+def _tree_shapley(tree, x, weight=None, use_cover=True):
+    """Shapley values of one point for one tree, by enumerating the subsets (eq-shapley-value)."""
+    from itertools import combinations
+    from math import factorial
+
+    weight = weight or (lambda s, d: factorial(s) * factorial(d - s - 1) / factorial(d))
+
+    def f(S, j=0):
+        if tree.children_left[j] < 0:
+            return tree.value[j]
+        l, r = tree.children_left[j], tree.children_right[j]
+        if tree.feature[j] in S:
+            return f(S, l if tree.goes_left(j, x) else r)
+        wl, wr = (tree.cover[l], tree.cover[r]) if use_cover else (1.0, 1.0)
+        return (wl * f(S, l) + wr * f(S, r)) / (wl + wr)
+
+    d = len(x)
+    return np.array([sum(weight(k, d) * (f({*S, i}) - f(set(S))) for k in range(d)
+                         for S in combinations([m for m in range(d) if m != i], k)) for i in range(d)])
+
+
+def _saabas_path(tree, x):
+    def mean(j):
+        if tree.children_left[j] < 0:
+            return tree.value[j]
+        l, r = tree.children_left[j], tree.children_right[j]
+        return (tree.cover[l] * mean(l) + tree.cover[r] * mean(r)) / tree.cover[j]
+
+    phi, j = np.zeros(len(x)), 0
+    while tree.children_left[j] >= 0:
+        child = tree.children_left[j] if tree.goes_left(j, x) else tree.children_right[j]
+        phi[tree.feature[j]] += mean(child) - mean(j)
+        j = child
+    return phi
+
+
 def _lazy(module, name):
     """The reference function ``ensemble_ref.<module>.<name>``, imported when called."""
     def call(*args):
@@ -313,5 +349,11 @@ CASES = {
         [lambda x, y: x[x <= _best_threshold(x, y)].max(),       # a data value, not the midpoint
          lambda x, y: _best_threshold(x, y, weighted=False),     # var(L) + var(R) unweighted
          lambda x, y: float(np.max(x))],                         # an empty child
+    ),
+    "check_tree_shapley": (
+        [_tree_shapley],
+        [_saabas_path,                                                     # Saabas's attribution
+         lambda tree, x: _tree_shapley(tree, x, weight=lambda s, d: 2.0 ** (1 - d)),   # uniform weights
+         lambda tree, x: _tree_shapley(tree, x, use_cover=False)],      # branches averaged equally
     ),
 }

@@ -50,6 +50,7 @@ from .combining import (  # noqa: F401
     check_soft_vote,
 )
 from .diversity import check_conformal_quantile, check_q_statistic  # noqa: F401
+from .explain import check_tree_shapley  # noqa: F401
 from .mixture import check_load_balancing_loss, check_responsibilities, check_top_k_gate  # noqa: F401
 from .modern import check_goss_weights, check_ordered_target_statistic  # noqa: F401
 from .scale import (  # noqa: F401
@@ -59,6 +60,7 @@ from .scale import (  # noqa: F401
 from .trees import check_best_threshold, check_impurity_decrease  # noqa: F401
 
 __all__ = [
+    "check_tree_shapley",
     "check_q_statistic",
     "check_conformal_quantile",
     "check_majority_vote",
