@@ -162,12 +162,14 @@ def slider_figure(draw: Callable[[Any, Any], None], values: Sequence[Any], *, na
     alt = alt or (lambda v: f"{label}: {text(v)}")
     frames, size = [], (0, 0)
     fig, axes = plt.subplots(1, ncols, figsize=figsize, layout="constrained")
-    for value in values:
+    for k, value in enumerate(values):
         for ax in (axes.ravel() if ncols > 1 else [axes]):
             ax.clear()
         draw(axes, value)
         png, size = _png(fig)
         frames.append(png)
+        if k == 0:  # the layout of the first frame serves them all (the axes' limits are fixed),
+            fig.set_layout_engine("none")  # and the frames do not jump as the slider moves
     plt.close(fig)
     if len(set(frames)) == 1:
         raise ValueError(f"the {len(frames)} frames of '{name}' are all the same picture: "
