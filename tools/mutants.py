@@ -308,14 +308,14 @@ MUTANTS = [
            "formulas._gain(node.bracket32, tau)", "formulas._gain(node.bracket32, 2 * tau)",
            "a split is kept only if Gain > tau (tau counted twice)"),
     # --- at scale ------------------------------------------------------------------------------
-    Mutant("hist-allreduce-mean", "book/14_ensembles_at_scale.md", f"{_HIST}.sum_histograms",
+    Mutant("hist-allreduce-mean", "book/16_ensembles_at_scale.md", f"{_HIST}.sum_histograms",
            "reduce(np.add, [a.astype(np.float64) for a in arrays])",
            "reduce(np.add, [a.astype(np.float64) for a in arrays]) / len(arrays)",
            "the shard histograms averaged instead of summed (the all-reduce as a mean)"),
-    Mutant("hist-numbers-no-hessian", "book/14_ensembles_at_scale.md", f"{_HIST}.histogram_numbers",
+    Mutant("hist-numbers-no-hessian", "book/16_ensembles_at_scale.md", f"{_HIST}.histogram_numbers",
            "m * d * B * 2.0", "m * d * B * 1.0",
            "one number per bin: the all-reduce without the Hessian sums"),
-    Mutant("hist-hessian-counts", "book/14_ensembles_at_scale.md", f"{_HIST}.gradient_histogram",
+    Mutant("hist-hessian-counts", "book/16_ensembles_at_scale.md", f"{_HIST}.gradient_histogram",
            "_bin_sums(flat, np.repeat(h[keep], d), size)", "_bin_sums(flat, None, size)",
            "the Hessian sums of a histogram replaced by row counts (right only when h = 1)"),
     Mutant("half-square-dropped", "book/appendix/formulas_to_libraries.md",
@@ -370,6 +370,11 @@ MUTANTS = [
            "ensemble_ref.math.uncertainty.jackknife_plus_after_bootstrap",
            "out = (~bag).astype(float)", "out = bag.astype(float)",
            "the jackknife+-after-bootstrap averages the members that drew point i at x"),
+    Mutant("shap-extend-no-subset-weight", "book/15_explaining_ensembles.md",
+           "ensemble_ref.math.shapley._extend", "m[i][3] = pz * m[i][3] * (l - i) / (l + 1)",
+           "m[i][3] = pz * m[i][3]",
+           "TreeSHAP's EXTEND keeps a subset's weight when the path grows, without the factor "
+           "(l - i)/(l + 1) of the Shapley weights |S|!(d - |S| - 1)!/d!"),
 ]
 
 # A rewrite that leaves every value as it was (lam**2 and lam * lam are the same correctly

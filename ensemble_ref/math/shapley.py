@@ -1,18 +1,19 @@
 r"""Shapley values of tree models: the path-dependent TreeSHAP algorithm, and its definition.
 
 The Shapley value of feature :math:`i` for the prediction :math:`f(x)` of a model with
-features :math:`F = \{1, \dots, d\}` is
+features :math:`\mathcal F = \{1, \dots, d\}` is
 
 .. math::
 
-    \phi_i = \sum_{S \subseteq F \setminus \{i\}} \frac{|S|!\,(d - |S| - 1)!}{d!}
+    \phi_i = \sum_{S \subseteq \mathcal F \setminus \{i\}} \frac{|S|!\,(d - |S| - 1)!}{d!}
              \bigl(f_x(S \cup \{i\}) - f_x(S)\bigr),
 
-(equation label ``shapley-value``, to be defined in a chapter), where :math:`f_x(S)` is
+(equation ``eq-shapley-value``), where :math:`f_x(S)` is
 the prediction when only the features in :math:`S` are known. For a tree, the
 *path-dependent* :math:`f_x(S)` follows :math:`x` at a split on a feature of :math:`S`
 and, at a split on any other feature, averages both branches weighted by their *cover*
-(the training weight that reached each child): :func:`brute_force_shap` computes this
+(the training weight that reached each child; equation ``eq-shapley-path``):
+:func:`brute_force_shap` computes this
 definition by enumerating the :math:`2^d` subsets. The values add up:
 :math:`\sum_i \phi_i = f(x) - f_x(\emptyset)`, the expected value being the
 cover-weighted mean of the leaves.
@@ -154,7 +155,7 @@ def tree_shap(tree: TreeArrays, X: Any, n_features: int) -> np.ndarray:
     Returns
     -------
     ndarray of shape (n, n_features), or (n, n_features, K) for K outputs
-        :math:`\\phi_i(x)` of the Shapley value (label ``shapley-value``); each row adds up
+        :math:`\\phi_i(x)` of the Shapley value (``eq-shapley-value``); each row adds up
         to ``f(x) - expected_value(tree)``.
     """
     tree = _tree_arrays(tree)
