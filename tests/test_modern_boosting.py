@@ -370,7 +370,7 @@ def _goss_fixed(g, a, b, rng):
     return goss_weights(g, a, b, 0)
 
 
-@pytest.mark.parametrize("wrong, message", [(_goss_no_factor, "factor (1 - a)/b is missing"),
+@pytest.mark.parametrize("wrong, message", [(_goss_no_factor, "the factor that makes the sample unbiased is missing"),
                                             (_goss_inverted, "inverted"),
                                             (_goss_by_sign, "largest g, not of largest |g|"),
                                             (_goss_fixed, "same sample")])
