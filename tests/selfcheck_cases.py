@@ -36,6 +36,24 @@ def _upper_weighted_median(v, w):
     return float(v[order][np.argmax(cdf > cdf[-1] / 2)])
 
 
+def _exact_interval(k, n, level):
+    from scipy.stats import beta
+    a = (1 - level) / 2
+    return (beta.ppf(a, k, n - k + 1) if k else 0.0, beta.ppf(1 - a, k + 1, n - k) if k < n else 1.0)
+
+
+def _exact_interval_scipy(k, n, level):
+    from scipy.stats import binomtest
+    ci = binomtest(k, n).proportion_ci(confidence_level=level, method="exact")
+    return ci.low, ci.high
+
+
+def _wald_interval(k, n, level):
+    from scipy.stats import norm
+    z, p = norm.ppf(1 - (1 - level) / 2), k / n
+    return p - z * np.sqrt(p * (1 - p) / n), p + z * np.sqrt(p * (1 - p) / n)
+
+
 def _majority_error(p, T):
     return sum(comb(T, t) * p**t * (1 - p) ** (T - t) for t in range(T + 1) if 2 * t < T)
 
@@ -349,6 +367,17 @@ CASES = {
         [lambda x, y: x[x <= _best_threshold(x, y)].max(),       # a data value, not the midpoint
          lambda x, y: _best_threshold(x, y, weighted=False),     # var(L) + var(R) unweighted
          lambda x, y: float(np.max(x))],                         # an empty child
+    ),
+    "check_undo_weight": (
+        [lambda p_w, w: p_w / (p_w + w * (1 - p_w)),
+         lambda p_w, w: 1 / (1 + (1 - p_w) / p_w * w)],                 # from the odds
+        [lambda p_w, w: p_w / w,                                         # the probability divided by w
+         lambda p_w, w: w * p_w / (w * p_w + 1 - p_w)],                  # the weight applied again
+    ),
+    "check_exact_interval": (
+        [_exact_interval, _exact_interval_scipy],
+        [_wald_interval,                                                   # the normal approximation
+         lambda k, n, level: _exact_interval(k, n, 2 * level - 1)],        # 1 - level in each tail
     ),
     "check_tree_shapley": (
         [_tree_shapley],

@@ -16,7 +16,8 @@ from selfcheck_cases import CASES, _sigmoid, _update  # tests/ is on pytest's pa
 from ensembles_verified import selfcheck
 from ensembles_verified.selfcheck.engine import _fmt
 
-MODULES = ("bagging", "boosting", "combining", "diversity", "explain", "mixture", "modern", "scale", "trees")
+MODULES = ("bagging", "boosting", "combining", "diversity", "explain", "mixture", "modern", "practice", "scale",
+           "trees")
 
 # the checks that judge an answer by analysis rather than against a list of mistakes, and the
 # line that explains the first wrong solution of CASES

@@ -53,6 +53,7 @@ from .diversity import check_conformal_quantile, check_q_statistic  # noqa: F401
 from .explain import check_tree_shapley  # noqa: F401
 from .mixture import check_load_balancing_loss, check_responsibilities, check_top_k_gate  # noqa: F401
 from .modern import check_goss_weights, check_ordered_target_statistic  # noqa: F401
+from .practice import check_exact_interval, check_undo_weight  # noqa: F401
 from .scale import (  # noqa: F401
     check_gradient_histogram,
     check_histogram_gains,
@@ -93,4 +94,6 @@ __all__ = [
     "check_ordered_target_statistic",
     "check_impurity_decrease",
     "check_best_threshold",
+    "check_undo_weight",
+    "check_exact_interval",
 ]
