@@ -40,6 +40,7 @@ from ensemble_ref.math import (
     random_subspace,
     sampling,
     second_order,
+    shapley,
     softmax_objective,
     target_statistics,
     uncertainty,
@@ -113,6 +114,16 @@ _BAG = np.array([[True, False, True, False], [False, True, True, False], [True, 
 _TREE = type("Tree", (), dict(children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
                               feature=np.array([0, -2, -2]), impurity=np.array([0.5, 0.2, 0.4]),
                               weighted_n_node_samples=np.array([10.0, 4.0, 6.0]), n_features=2))
+_TREE_B = type("Tree", (), dict(children_left=np.array([1, -1, -1]), children_right=np.array([2, -1, -1]),
+                                feature=np.array([1, -2, -2]), impurity=np.array([2.0, 0.5, 1.0]),
+                                weighted_n_node_samples=np.array([10.0, 5.0, 5.0]), n_features=2))
+# A depth-2 tree on two features (the root splits feature 0, its left child feature 1).
+_SHAP_TREE = shapley.TreeArrays(children_left=np.array([1, 3, -1, -1, -1]),
+                                children_right=np.array([2, 4, -1, -1, -1]),
+                                feature=np.array([0, 1, -2, -2, -2]),
+                                threshold=np.array([0.5, 0.5, 0.0, 0.0, 0.0]),
+                                value=np.array([0.0, 0.0, 10.0, 40.0, -20.0]),
+                                cover=np.array([10.0, 6.0, 4.0, 2.0, 4.0]))
 # A small call through the function's public API, for each mutant of a formula that has one:
 # the mutant must change its value, and the control must not.
 PROBES = {
@@ -135,6 +146,8 @@ PROBES = {
     "oob-gap-upper-2N": lambda: bootstrap.oob_gap_bounds(10),
     "rf-blind-with-replacement": lambda: random_subspace.prob_no_informative(10, 3, 4),
     "mdi-unweighted": lambda: importance.tree_mdi(_TREE, normalize=False),
+    "mdi-forest-unnormalised-trees": lambda: importance.forest_mdi([_TREE, _TREE_B], n_features=2),
+    "shap-extend-no-subset-weight": lambda: shapley.tree_shap(_SHAP_TREE, [[0.2, 0.8]], 2),
     "ece-unweighted-bins": lambda: calibration.expected_calibration_error(
         [0, 1, 1, 0, 1], [0.1, 0.8, 0.6, 0.4, 0.95], n_bins=3),
     "alpha-without-half": lambda: adaboost.adaboost_alpha(0.2),
