@@ -129,7 +129,7 @@ from .ensembles.stacking import (
 )
 from .math.diversity import MemberDiversity, mean_pairwise_correlation, member_correctness, member_diversity
 
-__version__ = "0.3.0"
+__version__ = "0.4.0"
 
 __all__ = [
     "NotFittedError",
