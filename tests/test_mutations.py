@@ -167,6 +167,7 @@ PROBES = {
     "gain-unsquared": lambda: second_order.split_gain(1.0, 2.0, -3.0, 4.0),
     "gain-HL-right": lambda: second_order.split_gain(1.0, 2.0, -3.0, 4.0),
     "leaf-weight-no-lambda": lambda: second_order.leaf_weight(1.0, 2.0),
+    "real-booster-no-lambda": lambda: second_order.leaf_weight(1.0, 2.0),
     "structure-score-no-half": lambda: second_order.structure_score([1.0, 2.0], [3.0, 4.0]),
     "goss-no-factor": lambda: sampling.goss_weights(_Y3.tolist() * 4, 0.25, 0.25, random_state=0),
     "goss-ranks-by-g": lambda: sampling.goss_weights([3.0, 1.0, 2.0, 0.5], 0.25, 0.25, random_state=0,

@@ -370,6 +370,10 @@ MUTANTS = [
            "ensemble_ref.math.uncertainty.jackknife_plus_after_bootstrap",
            "out = (~bag).astype(float)", "out = bag.astype(float)",
            "the jackknife+-after-bootstrap averages the members that drew point i at x"),
+    Mutant("real-booster-no-lambda", "book/14_real_data.md", f"{_SO}._leaf_weight",
+           "-G / (H + lam)", "-G / H",
+           "the second-order booster's leaf weight without lambda, on real data: its "
+           "probabilities are no longer xgboost's"),
     Mutant("shap-extend-no-subset-weight", "book/15_explaining_ensembles.md",
            "ensemble_ref.math.shapley._extend", "m[i][3] = pz * m[i][3] * (l - i) / (l + 1)",
            "m[i][3] = pz * m[i][3]",
