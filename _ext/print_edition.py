@@ -18,15 +18,18 @@ sense on a screen, from the resolved pages (the HTML is not affected):
   order and comments, and a cell left without code keeps only its outputs. The
   preface says so once, in its section on the checks. The checks' boxes are already
   left out of print (``_ext/check_boxes.py``);
-* a code cell that draws a figure that moves (it calls ``slider_figure``, of
-  ``ensembles_verified.frames``) is not printed, only its output: the printed form
-  of such a figure is a small multiple of its frames, and its drawing code is the
-  web edition's plumbing;
+* a code cell whose output is a numbered figure (a caption in the cell's metadata),
+  or that draws a figure that moves (it calls ``slider_figure``, of
+  ``ensembles_verified.frames``), is not printed, only its output: the drawing code
+  is the web edition's, and the printed page keeps the figure, its caption and the
+  text around it (a figure that moves prints as a small multiple of its frames);
 * tables are laid out for the page: a table too wide for one line per cell, or a
   long one (a LaTeX ``longtable``, which Sphinx sets in unbreakable ``l`` columns when
   no widths are given), gets wrapping columns, each as wide as its widest word or
-  name and the rest in proportion to its text; the instructors' tables of exercises
-  get print widths and may break across pages.
+  name and the rest in proportion to its text;
+* the instructors' table of every exercise and the course kit's plans and outlines
+  become one sentence each (they are tools for the online edition: sortable, linked,
+  regenerated at each build).
 
 It also sets the print typography (``PREAMBLE``): tables one size smaller than the
 text, their cells ragged right; inline code (``n_iter_no_change``,
@@ -53,11 +56,15 @@ TABLES = {"book/appendix/claims_ledger": "The table of every check is in the onl
 # "online-only") become one sentence, once (the course kit's week plans and outlines).
 ONLINE_ONLY = {"book/appendix/course": "The week plans, the learning objectives and the slide "
                                        "outlines of every chapter, with a handout per chapter, "
-                                       "are in the online edition."}
+                                       "are in the online edition.",
+               "book/appendix/instructors": "The table of every exercise (its chapter, kind, "
+                                            "difficulty, first sentence, check and variants) is "
+                                            "in the online edition."}
 IN_PRINT = "In print, this part of the API reference is left out: it is in the online edition."
 FRAMES_CALL = "slider_figure"
 CHECKS_IN_PRINT = ("In print, the code leaves out the lines that only check a claim or pass a "
-                   "number to the text, and the boxes of checks: they are in the online edition.")
+                   "number to the text, the code that draws a numbered figure, and the boxes of "
+                   "checks: they are in the online edition.")
 GLUE_CALLS = {"glue_numbers", "glue"}  # ensembles_verified's and myst-nb's
 CHECKER = "claims"  # every chapter's Claims(...) object
 # Print typography (the LaTeX preamble). Sphinx breaks inline code after . , ; ? ! /
@@ -233,6 +240,18 @@ def draws_frames(source: str) -> bool:
                for node in ast.walk(tree))
 
 
+def hide_figure_code(doctree: nodes.Element) -> int:
+    """Every code cell whose output holds a numbered figure loses its input; how many did."""
+    hidden = 0
+    for cell in list(doctree.findall(nodes.container)):
+        if cell.get("nb_element") != "cell_code" or not any(True for _ in cell.findall(nodes.figure)):
+            continue
+        for piece in [c for c in cell.children if c.get("nb_element") == "cell_code_source"]:
+            cell.remove(piece)
+            hidden += 1
+    return hidden
+
+
 def hide_checks(doctree: nodes.Element) -> int:
     """Every code cell loses the statements that only check or glue; a cell left
     without code, or one that draws a figure that moves, loses its input. Returns how
@@ -393,6 +412,7 @@ def print_edition(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             omit_online_only(part, ONLINE_ONLY[page])
         elif _is_chapter(page):
             hide_opening_imports(part)
+    hide_figure_code(doctree)
     if hide_checks(doctree):
         say_checks_are_online(doctree, parts)
     lay_out_tables(doctree)
