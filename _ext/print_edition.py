@@ -241,28 +241,30 @@ def draws_frames(source: str) -> bool:
 
 
 def hide_figure_code(doctree: nodes.Element) -> int:
-    """Every code cell whose output holds a numbered figure loses its input; how many did."""
+    """Every code cell that draws a figure (its output holds a numbered figure, or it calls
+    ``slider_figure``) loses its input; how many did."""
     hidden = 0
     for cell in list(doctree.findall(nodes.container)):
-        if cell.get("nb_element") != "cell_code" or not any(True for _ in cell.findall(nodes.figure)):
+        if cell.get("nb_element") != "cell_code":
             continue
-        for piece in [c for c in cell.children if c.get("nb_element") == "cell_code_source"]:
-            cell.remove(piece)
-            hidden += 1
+        sources = [c for c in cell.children if c.get("nb_element") == "cell_code_source"]
+        if any(True for _ in cell.findall(nodes.figure)) or any(draws_frames(s.astext()) for s in sources):
+            for piece in sources:
+                cell.remove(piece)
+                hidden += 1
     return hidden
 
 
 def hide_checks(doctree: nodes.Element) -> int:
     """Every code cell loses the statements that only check or glue; a cell left
-    without code, or one that draws a figure that moves, loses its input. Returns how
-    many cells changed."""
+    without code loses its input. Returns how many cells changed."""
     changed = 0
     for source in list(doctree.findall(nodes.container)):
         if source.get("nb_element") != "cell_code_source":
             continue
         for block in list(source.findall(nodes.literal_block)):
             text = block.astext()
-            kept = "" if draws_frames(text) else strip_checks(text)
+            kept = strip_checks(text)
             if kept == text:
                 continue
             changed += 1
