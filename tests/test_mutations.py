@@ -46,7 +46,8 @@ from ensemble_ref.math import (
     uncertainty,
 )
 from ensemble_ref.math import gradient_boosting as gb_math
-from tools import mutant_checkpoints, mutate_book, substitution
+from ensembles_verified import substitution
+from tools import mutant_checkpoints, mutate_book
 from tools.chapters import ROOT, chapter_notebooks
 from tools.mutants import CONTROL, MUTANTS, Mutant
 

@@ -40,8 +40,8 @@ import time
 import types
 from pathlib import Path
 
+from ensembles_verified import substitution
 from tools import mutants as catalogue
-from tools import substitution
 
 _HITS = "__mutant_hits__"  # the set, in the function's module, that records first calls
 

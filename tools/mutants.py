@@ -8,12 +8,14 @@ the expression (or statement) ``old`` of its body, which must occur there exactl
 once, becomes ``new``. ``old`` and ``new`` are code, parsed and compared as syntax
 trees, so the function's layout, line breaks, comments and redundant parentheses
 play no part; the mutant stops applying only if the function no longer computes
-``old`` or is renamed, and then says so. Most errors are a statement the course notes
+``old`` or is renamed, and then says so. Sixteen of them are the errors that the
+spot-the-bug exercises hand out (:meth:`Mutant.of_bug`, from
+``ensembles_verified.spot_the_bug``). Most errors are a statement the course notes
 made or a slip a careful reader could make (a gain without the square on G,
 ``(1 - 1/N)^N`` read as the fraction picked, ``alpha`` without the 1/2, ...).
 
 :meth:`Mutant.apply` substitutes the replacement in place: the original function
-object's ``__code__`` becomes the mutated code (``tools/substitution.py``), so every
+object's ``__code__`` becomes the mutated code (``ensembles_verified/substitution.py``), so every
 reference to it runs the mutant; :meth:`Mutant.restore` puts the original code back.
 The chapter that states the formula must then stop with an error (normally a failing
 claim, :class:`ensembles_verified.ClaimError`); ``tools/mutate_book.py`` runs them.
@@ -23,38 +25,14 @@ from __future__ import annotations
 
 import ast
 import contextlib
-import copy
 import sys
-import textwrap
 import types
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools import substitution
-
-
-def _fragment(code: str) -> ast.AST:
-    """The syntax tree of one expression or one statement."""
-    body = ast.parse(textwrap.dedent(code)).body
-    if len(body) != 1:
-        raise ValueError(f"{code!r} must be one expression or one statement.")
-    return body[0].value if isinstance(body[0], ast.Expr) else body[0]
-
-
-class _Replace(ast.NodeTransformer):
-    """Replace every subtree equal to ``old`` (positions aside) by a copy of ``new``."""
-
-    def __init__(self, old: str, new: str):
-        self.old, self.new, self.count = ast.dump(_fragment(old)), _fragment(new), 0
-        if isinstance(self.new, ast.stmt) != isinstance(_fragment(old), ast.stmt):
-            raise ValueError(f"{old!r} and {new!r} must both be expressions or both statements.")
-
-    def visit(self, node: ast.AST) -> ast.AST:
-        if ast.dump(node) == self.old:
-            self.count += 1
-            return ast.copy_location(copy.deepcopy(self.new), node)
-        return super().visit(node)
+from ensembles_verified import substitution
+from ensembles_verified.spot_the_bug import BUGS, Bug
 
 
 @dataclass(frozen=True)
@@ -68,17 +46,22 @@ class Mutant:
     new: str      # what the mutant computes instead
     error: str    # the false statement the mutant encodes
 
+    @classmethod
+    def of_bug(cls, id: str, bug: Bug, error: str) -> Mutant:
+        """The mutant of a spot-the-bug exercise: its function and its error, as the exercise
+        hands them out (``ensembles_verified.spot_the_bug``); the chapter must stop on it."""
+        return cls(id, bug.chapter, bug.key, bug.old, bug.new, error)
+
     def function(self) -> types.FunctionType:
         """The function the mutant replaces (imports its module)."""
         return substitution.resolve(self.key)
 
     def transform(self, node: ast.FunctionDef) -> None:
         """Rewrite the syntax tree of the function's definition into the mutant's."""
-        replace = _Replace(self.old, self.new)
-        node.body = [replace.visit(statement) for statement in node.body]
-        if replace.count != 1:
-            raise LookupError(f"mutant {self.id}: {self.old!r} occurs {replace.count} times in "
-                              f"{self.key} (expected once); update the mutant.")
+        try:
+            substitution.edit(node, self.old, self.new)
+        except LookupError as exc:
+            raise LookupError(f"mutant {self.id}: {exc} Update the mutant.") from None
 
     def code(self) -> types.CodeType:
         """The mutated code, compiled in the function's module and class."""
@@ -125,8 +108,8 @@ _CH10, _CH11, _CH12 = "book/10_xgboost.md", "book/11_modern_boosting.md", "book/
 
 MUTANTS = [
     # --- why ensembles work ---------------------------------------------------------------
-    Mutant("majority-ties", _CH1, f"{_CROWDS}._majority_tail", "2 * t < n", "2 * t <= n",
-           "a tied vote counts as a wrong majority (ties go against the crowd)"),
+    Mutant.of_bug("majority-ties", BUGS["ex-bug-intro"],
+                  'a tied vote counts as a wrong majority (ties go against the crowd)'),
     Mutant("majority-ties-as-right", _CH1, f"{_CROWDS}._majority_tail",
            "tie_weight * pmf[:, 2 * t == n].sum(axis=1)", "0.0 * pmf[:, 2 * t == n].sum(axis=1)",
            "a tied vote counts as a right majority"),
@@ -139,9 +122,8 @@ MUTANTS = [
     Mutant("crowd-bound-chebyshev", _CH3, f"{_CROWDS}.majority_lower_bound",
            "delta**2 / (sigma2 + delta**2)", "1 - sigma2 / delta**2",
            "the crowd's accuracy bound from Chebyshev instead of Cantelli"),
-    Mutant("var-average-1-over-M", _CH2, f"{_BV}.variance_of_average",
-           "rho_arr * s2 + (1 - rho_arr) * s2 / M_arr", "rho_arr * s2 / M_arr + (1 - rho_arr) * s2",
-           "the variance of an average with 1/M on the correlated part"),
+    Mutant.of_bug("var-average-1-over-M", BUGS["ex-bug-bv"],
+                  'the variance of an average with 1/M on the correlated part'),
     Mutant("bv-total-no-noise", _CH2, f"{_BV}.decompose_predictions",
            "bias2.mean() + s2.mean() + sigma**2", "bias2.mean() + s2.mean()",
            "a bias-variance total without the noise term, which does not add up"),
@@ -150,23 +132,20 @@ MUTANTS = [
            "the squared bias of the Monte Carlo mean taken as the squared bias (no s^2/R correction)"),
     Mutant("condorcet-exponent", _CH3, f"{_CROWDS}.condorcet_bound", "T / 2.0", "T / 4.0",
            "Condorcet's bound with half the exponent (a bound that is wrong but still above)"),
-    Mutant("cantelli-as-chebyshev", _CH3, f"{_CROWDS}.cantelli_bound",
-           "var / (var + lam**2)", "var / lam**2",
-           "the one-sided bound taken as Chebyshev's var / lambda^2"),
+    Mutant.of_bug("cantelli-as-chebyshev", BUGS["ex-bug-crowds"],
+                  "the one-sided bound taken as Chebyshev's var / lambda^2"),
     Mutant("crowd-variance-no-1-over-n", _CH3, f"{_CROWDS}.mean_vote_variance",
            "v / n + (n - 1) / n * c * v", "v / n + c * v",
            "the variance of the mean vote without the (n - 1)/n factor on the correlation"),
     # --- the base learner ------------------------------------------------------------------
-    Mutant("gini-unsquared", "book/04_decision_trees.md", "ensemble_ref.math.impurity.gini_impurity",
-           "sq + c_k * c_k", "sq + c_k * W",
-           "the Gini impurity as 1 - sum_k p_k, without the squares (0 for every node)"),
+    Mutant.of_bug("gini-unsquared", BUGS["ex-bug-tree"],
+                  'the Gini impurity as 1 - sum_k p_k, without the squares (0 for every node)'),
     Mutant("entropy-in-nats", "book/04_decision_trees.md", "ensemble_ref.math.impurity.entropy_impurity",
            "p * (np.log(p) / np.log(2.0))", "p * np.log(p)",
            "the entropy in nats where the book (and its splits' reported values) use bits"),
     # --- parallel ensembles -----------------------------------------------------------------
-    Mutant("oob-picked", "book/05_bagging_oob.md", "ensemble_ref.math.bootstrap.oob_fraction_exact",
-           "np.exp(N * np.log1p(-1.0 / N))", "-np.expm1(N * np.log1p(-1.0 / N))",
-           "(1 - 1/N)^N read as the fraction of points picked"),
+    Mutant.of_bug("oob-picked", BUGS["ex-bug-oob"],
+                  '(1 - 1/N)^N read as the fraction of points picked'),
     Mutant("oob-regression-average", "book/05_bagging_oob.md",
            "ensemble_ref.ensembles.bagging.BaggingRegressor._set_oob",
            "aggregation._oob_mean(total[:, 0], n_oob)",
@@ -178,10 +157,8 @@ MUTANTS = [
     Mutant("oob-gap-upper-2N", "book/05_bagging_oob.md", "ensemble_ref.math.bootstrap.oob_gap_bounds",
            "np.expm1(-1.0 / (2.0 * (N - 1.0)))", "np.expm1(-1.0 / (2.0 * N))",
            "the upper bound on the OOB gap with 2N in place of 2(N - 1)"),
-    Mutant("rf-blind-with-replacement", "book/06_random_forests.md",
-           "ensemble_ref.math.random_subspace.prob_no_informative",
-           "(d - k - j) / (d - j)", "(d - k) / d + 0 * j",
-           "the candidate features drawn with replacement, ((d - k)/d)^m"),
+    Mutant.of_bug("rf-blind-with-replacement", BUGS["ex-bug-rf"],
+                  'the candidate features drawn with replacement, ((d - k)/d)^m'),
     Mutant("mdi-unweighted", "book/06_random_forests.md", "ensemble_ref.math.importance.tree_mdi",
            "w[split] * impurity[split] - w[l] * impurity[l] - w[r] * impurity[r]",
            "impurity[split] - (w[l] * impurity[l] + w[r] * impurity[r]) / w[split]",
@@ -190,11 +167,8 @@ MUTANTS = [
            "ensemble_ref.math.importance.forest_mdi", "tree_mdi(t, d)", "tree_mdi(t, d, normalize=False)",
            "a forest's MDI averages its trees' unnormalised MDIs (gradient boosting's rule), so a tree "
            "with a larger root impurity counts more"),
-    Mutant("ece-unweighted-bins", "book/07_voting_stacking.md",
-           "ensemble_ref.math.calibration.expected_calibration_error",
-           "np.sum(share * np.abs(bins.frequency[full] - bins.confidence[full]))",
-           "np.mean(np.abs(bins.frequency[full] - bins.confidence[full]))",
-           "the expected calibration error as the plain mean of the bins' gaps, without the weights n_b/n"),
+    Mutant.of_bug("ece-unweighted-bins", BUGS["ex-bug-vote"],
+                  "the expected calibration error as the plain mean of the bins' gaps, without the weights n_b/n"),
     Mutant("soft-vote-unnormalised", "book/07_voting_stacking.md",
            "ensemble_ref.ensembles.voting.VotingClassifier._predict_proba",
            "P / self.weights_.sum()", "P / len(self.weights_)",
@@ -218,9 +192,8 @@ MUTANTS = [
     Mutant("adaboost-exp-bound-exponent", "book/08_adaboost.md", f"{_ADA}.adaboost_exponential_bound",
            "-2.0 * np.cumsum(gamma**2)", "-np.cumsum(gamma**2)",
            "the training bound exp(-gamma^2 T), the wrong exponent"),
-    Mutant("samme-no-log-k", "book/08_adaboost.md", f"{_ADA}._alpha",
-           "np.log1p(-eps) - np.log(eps) + np.log(K - 1.0)", "np.log1p(-eps) - np.log(eps)",
-           "the multi-class vote without log(K - 1) (AdaBoost.M1's vote in SAMME)"),
+    Mutant.of_bug("samme-no-log-k", BUGS["ex-bug-adaboost"],
+                  "the multi-class vote without log(K - 1) (AdaBoost.M1's vote in SAMME)"),
     Mutant("gb-abs-leaf-mean", "book/09_gradient_boosting.md", f"{_GB}._set_leaf_values",
            "formulas._weighted_median(y[idx] - F[idx], sw[idx])",
            "np.average(y[idx] - F[idx], weights=sw[idx])",
@@ -232,10 +205,8 @@ MUTANTS = [
     Mutant("gb-residual-sign", "book/09_gradient_boosting.md", f"{_GB}._boost",
            '-L.unchecked("gradient")(y, F)', 'L.unchecked("gradient")(y, F)',
            "pseudo-residuals as the gradient, not the negative gradient"),
-    Mutant("gb-newton-leaf-mean", "book/09_gradient_boosting.md",
-           "ensemble_ref.math.gradient_boosting._newton_step",
-           "numerator / denominator", "numerator / np.sum(w)",
-           "the leaf value of the log loss as the mean residual (no Hessian)"),
+    Mutant.of_bug("gb-newton-leaf-mean", BUGS["ex-bug-gb"],
+                  'the leaf value of the log loss as the mean residual (no Hessian)'),
     Mutant("gb-step-squared", "book/09_gradient_boosting.md",
            "ensemble_ref.math.boosting_theory.squared_error_step",
            "float(r @ h) / hh", "float(r @ h) / np.sqrt(hh)",
@@ -256,17 +227,15 @@ MUTANTS = [
            "the mixed difference without its alternating signs (the corners summed)"),
     Mutant("gain-unsquared", _CH10, f"{_SO}._score", "G**2 / (H + lam)", "G / (H + lam)",
            "the split gain without the square on G"),
-    Mutant("gain-HL-right", _CH10, f"{_SO}._bracket", "_score(G_R, H_R, lam)", "_score(G_R, H_L, lam)",
-           "H_L used for the right child in the gain"),
+    Mutant.of_bug("gain-HL-right", BUGS["ex-bug-xgb"],
+                  'H_L used for the right child in the gain'),
     Mutant("leaf-weight-no-lambda", _CH10, f"{_SO}._leaf_weight", "-G / (H + lam)", "-G / H",
            "the leaf weight -G/H without lambda"),
     Mutant("structure-score-no-half", _CH10, f"{_SO}.structure_score",
            "-0.5 * np.sum(_score(G, H, lam))", "-np.sum(_score(G, H, lam))",
            "the structure score without the 1/2"),
-    Mutant("goss-no-factor", _CH11, f"{_SAMPLING}.goss_weights",
-           "w[rng.choice(rest, size=other_k, replace=False)] = factor",
-           "w[rng.choice(rest, size=other_k, replace=False)] = 1.0",
-           "GOSS without the factor (1 - a)/b on the sampled small-gradient rows"),
+    Mutant.of_bug("goss-no-factor", BUGS["ex-bug-modern"],
+                  'GOSS without the factor (1 - a)/b on the sampled small-gradient rows'),
     Mutant("goss-ranks-by-g", _CH11, f"{_SAMPLING}.goss_weights", "np.abs(g * h)", "np.abs(g)",
            "LightGBM's GOSS ranks the rows by |g| (the paper's rule), not by |g h|"),
     Mutant("ordered-ts-own-target", _CH11, "ensemble_ref.math.target_statistics.ordered_target_statistic",
@@ -296,8 +265,8 @@ MUTANTS = [
            "responsibilities g_e p_e without dividing by the sum over experts"),
     Mutant("moe-balance-no-E", _CH12, f"{_MIX}.load_balancing_loss", "n_experts * float(f @ P)",
            "float(f @ P)", "the Switch balancing loss without the factor E"),
-    Mutant("moe-topk-unrenormalised", _CH12, f"{_MIX}.top_k_route", "chosen / total", "chosen",
-           "the top-k gate not renormalised over the chosen experts"),
+    Mutant.of_bug("moe-topk-unrenormalised", BUGS["ex-bug-moe"],
+                  'the top-k gate not renormalised over the chosen experts'),
     Mutant("switch-renormalised", _CH12, f"{_MIX}.top_k_route", "not renormalise", "False",
            "the Switch Transformer's top-1 weight renormalised (always 1: the router gets no gradient)"),
     Mutant("hist-post-prunes", _CH10, "ensemble_ref.trees.second_order_rules.select", "p.pre_prune", "False",
@@ -315,9 +284,8 @@ MUTANTS = [
     Mutant("hist-numbers-no-hessian", "book/16_ensembles_at_scale.md", f"{_HIST}.histogram_numbers",
            "m * d * B * 2.0", "m * d * B * 1.0",
            "one number per bin: the all-reduce without the Hessian sums"),
-    Mutant("hist-hessian-counts", "book/16_ensembles_at_scale.md", f"{_HIST}.gradient_histogram",
-           "_bin_sums(flat, np.repeat(h[keep], d), size)", "_bin_sums(flat, None, size)",
-           "the Hessian sums of a histogram replaced by row counts (right only when h = 1)"),
+    Mutant.of_bug("hist-hessian-counts", BUGS["ex-bug-scale"],
+                  'the Hessian sums of a histogram replaced by row counts (right only when h = 1)'),
     Mutant("half-square-dropped", "book/appendix/formulas_to_libraries.md",
            "ensemble_ref.math.losses._squared_error", "0.5 * (y - F) ** 2", "(y - F) ** 2",
            "the book's squared error taken as the whole square (y - F)^2"),
@@ -358,10 +326,8 @@ MUTANTS = [
            "ensemble_ref.math.uncertainty.bma_weights",
            "mixture._softmax((e + np.log(p))[None, :])[0]", "p",
            "Bayesian model averaging keeps the prior weights whatever the data"),
-    Mutant("unc-quantile-rank-n", "book/13_diversity_uncertainty.md",
-           "ensemble_ref.math.uncertainty._conformal_quantile",
-           "int(np.ceil((1.0 - delta) * (n + 1) - 1e-12))", "int(np.ceil((1.0 - delta) * n - 1e-12))",
-           "the conformal quantile's rank ceil((1 - delta) n), without the test point's place"),
+    Mutant.of_bug("unc-quantile-rank-n", BUGS["ex-bug-conformal"],
+                  "the conformal quantile's rank ceil((1 - delta) n), without the test point's place"),
     Mutant("unc-split-signed", "book/13_diversity_uncertainty.md",
            "ensemble_ref.math.uncertainty.split_conformal_interval",
            "_conformal_quantile(np.abs(y - pred), _level(delta))", "_conformal_quantile(y - pred, _level(delta))",
@@ -370,15 +336,12 @@ MUTANTS = [
            "ensemble_ref.math.uncertainty.jackknife_plus_after_bootstrap",
            "out = (~bag).astype(float)", "out = bag.astype(float)",
            "the jackknife+-after-bootstrap averages the members that drew point i at x"),
-    Mutant("real-booster-no-lambda", "book/14_real_data.md", f"{_SO}._leaf_weight",
-           "-G / (H + lam)", "-G / H",
-           "the second-order booster's leaf weight without lambda, on real data: its "
-           "probabilities are no longer xgboost's"),
-    Mutant("shap-extend-no-subset-weight", "book/15_explaining_ensembles.md",
-           "ensemble_ref.math.shapley._extend", "m[i][3] = pz * m[i][3] * (l - i) / (l + 1)",
-           "m[i][3] = pz * m[i][3]",
-           "TreeSHAP's EXTEND keeps a subset's weight when the path grows, without the factor "
-           "(l - i)/(l + 1) of the Shapley weights |S|!(d - |S| - 1)!/d!"),
+    Mutant.of_bug("real-booster-no-lambda", BUGS["ex-bug-real"],
+                  "the second-order booster's leaf weight without lambda, on real data: its "
+                  "probabilities are no longer xgboost's"),
+    Mutant.of_bug("shap-extend-no-subset-weight", BUGS["ex-bug-shap"],
+                  "TreeSHAP's EXTEND keeps a subset's weight when the path grows, without the "
+                  "factor (l - i)/(l + 1) of the Shapley weights |S|!(d - |S| - 1)!/d!"),
 ]
 
 # A rewrite that leaves every value as it was (lam**2 and lam * lam are the same correctly

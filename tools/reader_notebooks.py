@@ -299,6 +299,9 @@ def directive(name: str, arg: str, options: dict, body: str, res: Resolver,
         return f"{anchor}![{inner.strip()}]({arg})\n"
     if name in ("code-block", "code", "sourcecode"):
         return f"```{arg}\n{body}\n```\n"
+    if name == "bug-source":  # the function of a spot-the-bug exercise, with its error
+        from ensembles_verified.spot_the_bug import bug_source
+        return f"```python\n{bug_source(arg.strip())}```\n"
     if name in ("margin", "sidebar", "epigraph", "topic", "div", "container", "dropdown",
                 "card", "tab-item", "tab-set", "grid", "grid-item", "grid-item-card"):
         title = f"**{convert_markdown(arg, res, student).strip()}.** " if arg else ""

@@ -24,6 +24,7 @@ import __future__
 
 import ast
 import contextlib
+import copy
 import importlib
 import importlib.util
 import inspect
@@ -184,6 +185,67 @@ def replacement(function: types.FunctionType, code: types.CodeType) -> types.Fun
     new.__qualname__, new.__module__, new.__doc__ = function.__qualname__, function.__module__, function.__doc__
     new.__annotations__ = dict(function.__annotations__)
     return new
+
+
+# --- one edit of a function's syntax tree ------------------------------------------------------
+
+
+def fragment(code: str) -> ast.AST:
+    """The syntax tree of one expression or one statement."""
+    body = ast.parse(textwrap.dedent(code)).body
+    if len(body) != 1:
+        raise ValueError(f"{code!r} must be one expression or one statement.")
+    return body[0].value if isinstance(body[0], ast.Expr) else body[0]
+
+
+class _Replace(ast.NodeTransformer):
+    """Replace every subtree equal to ``old`` (positions aside) by a copy of ``new``."""
+
+    def __init__(self, old: str, new: str):
+        self.old, self.new, self.count = ast.dump(fragment(old)), fragment(new), 0
+        if isinstance(self.new, ast.stmt) != isinstance(fragment(old), ast.stmt):
+            raise ValueError(f"{old!r} and {new!r} must both be expressions or both statements.")
+        self.found: list[ast.AST] = []
+
+    def visit(self, node: ast.AST) -> ast.AST:
+        if ast.dump(node) == self.old:
+            self.count += 1
+            self.found.append(node)
+            return ast.copy_location(copy.deepcopy(self.new), node)
+        return super().visit(node)
+
+
+def edit(node: ast.FunctionDef, old: str, new: str) -> ast.AST:
+    """Replace, in place, the one subtree of the body of ``node`` that is the code ``old``
+    (compared as syntax trees: layout, comments and redundant parentheses play no part) by
+    the code ``new``; the subtree replaced (with its positions)."""
+    replace = _Replace(old, new)
+    node.body = [replace.visit(statement) for statement in node.body]
+    if replace.count != 1:
+        raise LookupError(f"{old!r} occurs {replace.count} times in {node.name} (expected once).")
+    return replace.found[0]
+
+
+def edited_source(function: types.FunctionType, old: str, new: str) -> str:
+    """The source of ``function`` as its file has it (comments kept, dedented, without its
+    docstring), with the code ``old`` written as ``new``."""
+    lines, first = inspect.getsourcelines(function)
+    text = textwrap.dedent("".join(lines))
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    node = source_tree(function)
+    body = node.body
+    doc = (body[0].lineno - first, body[0].end_lineno - first) if (
+        isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+        and isinstance(body[0].value.value, str)) else None
+    found = edit(node, old, new)
+    rows = text.splitlines(keepends=True)
+    start, end = found.lineno - first, found.end_lineno - first
+    prefix = rows[start][:found.col_offset - indent]
+    suffix = rows[end][found.end_col_offset - indent:]
+    rows[start:end + 1] = [prefix + ast.unparse(fragment(new)) + suffix]
+    if doc is not None:  # the docstring precedes the edit: its rows have not moved
+        del rows[doc[0]:doc[1] + 1]
+    return "".join(rows)
 
 
 @contextlib.contextmanager
