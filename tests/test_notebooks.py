@@ -14,7 +14,8 @@ import re
 
 import pytest
 
-from tools.chapters import ROOT, chapter_notebooks  # noqa: E402
+from tools.chapters import ROOT, chapter_notebooks
+from tools.exercise_sources import solution_code
 
 CHAPTERS = chapter_notebooks()
 IDS = [nb.stem for nb in CHAPTERS]
@@ -47,16 +48,10 @@ def test_no_global_numpy_random_state(nb):
     assert not bad, f"{nb.name} uses the global NumPy random state: {bad}"
 
 
-SOLUTION_RE = re.compile(r"^(:{3,})\{solution\}\s+(\S+)(.*?)^\1\s*$", re.M | re.S)
-CODE_RE = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
-
-
 def solution_snippets():
     for nb in CHAPTERS:
-        text = nb.with_suffix(".md").read_text()
-        for match in SOLUTION_RE.finditer(text):
-            for k, code in enumerate(CODE_RE.findall(match.group(3))):
-                yield pytest.param(code, id=f"{nb.stem}:{match.group(2)}:{k}")
+        for label, k, code in solution_code(nb.with_suffix(".md").read_text()):
+            yield pytest.param(code, id=f"{nb.stem}:{label}:{k}")
 
 
 @pytest.mark.parametrize("code", list(solution_snippets()))

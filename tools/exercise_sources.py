@@ -163,3 +163,15 @@ def answer_strings(x: float) -> set[str]:
 def occurs(needle: str, haystack: str) -> bool:
     """``needle`` as a number of its own in ``haystack`` (not inside a longer number)."""
     return re.search(rf"(?<![\d.]){re.escape(needle)}(?![\d])", haystack) is not None
+
+
+SOLUTION_RE = re.compile(r"^(:{3,})\{solution\}\s+(\S+)(.*?)^\1\s*$", re.M | re.S)
+CODE_RE = re.compile(r"^```python\n(.*?)^```", re.M | re.S)
+
+
+def solution_code(text: str) -> list[tuple[str, int, str]]:
+    """The Python blocks of the solutions in a chapter's MyST source: (exercise label,
+    block number, code). The tests run them with the published seed, the seed sweep
+    with others (``ChapterSeed`` reads the seed from the environment)."""
+    return [(match.group(2), k, code) for match in SOLUTION_RE.finditer(text)
+            for k, code in enumerate(CODE_RE.findall(match.group(3)))]

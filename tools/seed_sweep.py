@@ -11,7 +11,10 @@ on, so every failing claim of a run is counted), and reads the claims' ledgers.
     python -m tools.seed_sweep --seed-list 3 17 book/08_adaboost.md --jobs 2
     python -m tools.seed_sweep --published                     # each chapter's own seed
 
-A run passes when no claim failed and no cell raised. The report (Markdown on
+After the chapter, the code of every exercise's solution runs with the same seed
+(``--no-solutions`` skips it): an experiment's checked conclusions must hold for
+every seed too. A run passes when no claim failed, no cell raised and no solution's
+code raised. The report (Markdown on
 standard output, JSON in ``--out``) gives each chapter's pass rate and every claim
 that failed at least once, with the seeds it failed for.
 """
@@ -42,12 +45,31 @@ def chapters_in_toc() -> list[Path]:
     return chapter_sources(ROOT)
 
 
-def run_once(job: tuple[str, int, int]) -> dict:
-    """Execute one chapter with one seed; its claims' records and any error."""
+def run_solutions(md: Path) -> list[dict]:
+    """Run the code of every solution of the chapter ``md`` with the seed in the environment;
+    one record per block, failed when it raised (an assert that does not hold for the seed)."""
+    from tools.exercise_sources import solution_code
+
+    records = []
+    for label, k, code in solution_code(md.read_text(encoding="utf-8")):
+        try:
+            exec(compile(code, f"<solution of {label}>", "exec"), {"__name__": "__solution__"})
+            error = ""
+        except Exception as exc:  # noqa: BLE001 -- every failure of a solution is reported
+            error = f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"[:200]
+        records.append({"chapter": "solutions", "number": f"{label}:{k}", "passed": not error,
+                        "statement": f"the solution of {label} (block {k}) holds",
+                        "measured": error, "expected": "", "margin": "", "label": ""})
+    return records
+
+
+def run_once(job: tuple[str, int | None, int, bool]) -> dict:
+    """Execute one chapter with one seed, then its solutions' code; the claims' and the
+    solutions' records and any error of the chapter."""
     import jupytext
     from nbclient import NotebookClient
 
-    md, seed, threads = Path(job[0]), job[1], job[2]
+    md, seed, threads, solutions = Path(job[0]), job[1], job[2], job[3]
     with tempfile.TemporaryDirectory() as ledger:
         os.environ.update({MODE_ENV: "explain", LEDGER_ENV: ledger})
         if seed is None:  # the chapter's published seed
@@ -64,10 +86,12 @@ def run_once(job: tuple[str, int, int]) -> dict:
         except Exception as exc:  # a cell raised: the run fails, its claims so far still count
             lines = [line for line in str(exc).splitlines() if line.strip()]
             error = lines[-1][:300] if lines else traceback.format_exc(limit=1)[-300:]
+        solution_records = run_solutions(md) if solutions else []
         seconds = time.perf_counter() - start
         records = []
         for path in sorted(Path(ledger).glob("*.jsonl")):
             records += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        records += solution_records
     failed = [{"ledger": r["chapter"], "number": r["number"], "statement": r["statement"],
                "measured": r["measured"], "expected": r["expected"], "margin": r["margin"]}
               for r in records if not r["passed"]]
@@ -121,6 +145,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-list", type=int, nargs="+", help="these seeds instead")
     parser.add_argument("--published", action="store_true", help="each chapter's published seed only")
     parser.add_argument("--jobs", type=int, default=2, help="chapters executed at once (default 2)")
+    parser.add_argument("--no-solutions", action="store_true",
+                        help="run the chapters only, not the code of their exercises' solutions")
     parser.add_argument("--out", type=Path, default=ROOT / "_build" / "seed_sweep.json")
     args = parser.parse_args(argv)
     if args.seeds < 1 or args.jobs < 1:
@@ -129,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     chapters = [Path(c).resolve() for c in args.chapters] or chapters_in_toc()
     threads = 1 if args.jobs > 1 else os.cpu_count() or 1
     # The longest chapters first, so the last jobs are short ones.
-    jobs = sorted(((str(md), s, threads) for md in chapters for s in seeds),
+    jobs = sorted(((str(md), s, threads, not args.no_solutions) for md in chapters for s in seeds),
                   key=lambda job: -Path(job[0]).stat().st_size)
     start = time.perf_counter()
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
