@@ -77,10 +77,25 @@ def _unweighted_accuracy(a1, a2, a3, a4, a5):
     return float(prob[right.sum(axis=1) >= 3].sum())
 
 
-def _goss_factor(N, a, b):
+def _goss_sd(N, a, b, c):
+    """The sd of GOSS's estimate of the full sum (k of the n rows outside the top sampled,
+    gradients +c and -c), and what three usual mistakes give: draws with replacement, rows
+    kept independently, the sample's sum without the factor."""
     from ensemble_ref.math.sampling import goss_counts
 
-    return goss_counts(N, a, b)[2]
+    top_k, k, factor = goss_counts(N, a, b)
+    n = N - top_k
+    fpc = (n - k) / (n - 1)
+    return (factor * c * math.sqrt(k * fpc), factor * c * math.sqrt(k),
+            c * math.sqrt(n * (n - k) / k), c * math.sqrt(k * fpc))
+
+
+def _em_step(y1, y2, y3, y4, m1, m2, pi1):
+    """The responsibilities of expert 1 for the four targets, with the gate as prior and
+    without it (the experts: constants m1 and m2, variance 1)."""
+    y = np.array([y1, y2, y3, y4])
+    d1, d2 = np.exp(-0.5 * (y - m1) ** 2), np.exp(-0.5 * (y - m2) ** 2)
+    return pi1 * d1 / (pi1 * d1 + (1 - pi1) * d2), d1 / (d1 + d2)
 
 
 _VAR_F = 0.5 - 2 / math.pi + 1 / 3  # the variance of sin(2 pi X) + 2X, X uniform on [0, 1]
@@ -131,17 +146,30 @@ ANSWERS: dict[str, Answer] = {
         {"sklearn": lambda K, eps: 0.5 * (math.log((1 - eps) / eps) + math.log(K - 1)),
          "two-class": lambda K, eps: (K - 1) ** 2 / K * math.log((1 - eps) / eps)}),
     "ex-gb-linear-ols": Answer(
-        lambda nu, M: 1 - (1 - nu) ** M,
-        {"linear": lambda nu, M: M * nu, "remains": lambda nu, M: (1 - nu) ** M}),
+        lambda nu, q: math.log(q) / (2 * math.log(1 - nu)),
+        {"not-squared": lambda nu, q: math.log(q) / math.log(1 - nu),
+         "small-nu": lambda nu, q: math.log(1 / q) / (2 * nu)}),
     "ex-xgb-shrunken-mean": Answer(
-        lambda n, rbar, lam: n / (n + lam) * rbar,
-        {"no-shrink": lambda n, rbar, lam: rbar, "sign": lambda n, rbar, lam: -n / (n + lam) * rbar,
-         "per-point": lambda n, rbar, lam: rbar / (1 + lam)}),
+        lambda n1, v, r1, n2, r2, lam: (v * n1 * r1 + n2 * r2) / (v * n1 + n2 + lam),
+        {"unweighted": lambda n1, v, r1, n2, r2, lam: (n1 * r1 + n2 * r2) / (n1 + n2 + lam),
+         "weights-in-G-only": lambda n1, v, r1, n2, r2, lam: (v * n1 * r1 + n2 * r2) / (n1 + n2 + lam),
+         "no-shrink": lambda n1, v, r1, n2, r2, lam: (v * n1 * r1 + n2 * r2) / (v * n1 + n2),
+         "sign": lambda n1, v, r1, n2, r2, lam: -(v * n1 * r1 + n2 * r2) / (v * n1 + n2 + lam)}),
     "ex-modern-goss-proof": Answer(
-        _goss_factor,
-        {"fractions": lambda N, a, b: (1 - a) / b, "inverted": lambda N, a, b: b / (1 - a)}),
+        lambda N, a, b, c: _goss_sd(N, a, b, c)[0],
+        {"replacement": lambda N, a, b, c: _goss_sd(N, a, b, c)[1],
+         "bernoulli": lambda N, a, b, c: _goss_sd(N, a, b, c)[2],
+         "no-factor": lambda N, a, b, c: _goss_sd(N, a, b, c)[3],
+         "variance": lambda N, a, b, c: _goss_sd(N, a, b, c)[0] ** 2}),
     "ex-moe-constant-gate": Answer(
-        lambda N, r1: r1 / N, {"not-divided": lambda N, r1: r1}),
+        lambda **p: float(np.mean(_em_step(**p)[0])),
+        {"no-prior": lambda **p: float(np.mean(_em_step(**p)[1])),
+         "hard": lambda **p: float(np.mean(_em_step(**p)[0] > 0.5)),
+         "not-divided": lambda **p: float(np.sum(_em_step(**p)[0]))}),
+    "ex-moe-balance-proof": Answer(
+        lambda: 7 / 8,
+        {"agree": lambda: 1.0, "example": lambda: 2 * (0.6 * 0.6 * 0.55 + 0.4 * (0.6 * 0.45 + 0.4)),
+         "share-bound": lambda: 0.5, "no-factor": lambda: 7 / 16}),
     "ex-scale-workers": Answer(
         lambda N, B, q: N / (4 * B * q),
         {"no-ring": lambda N, B, q: N / (2 * B * q), "root": lambda N, B, q: N / (4 * B)}),

@@ -212,69 +212,130 @@ _register(Question(
 # --- chapter 9 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-gb-linear-ols",
-    "the fraction of the least-squares correction y_OLS - y_bar that boosting lines with "
-    "learning rate nu = {nu} has made after M = {M} stages",
-    book={"nu": 0.15, "M": 7},
-    draw=lambda rng: {"nu": round(float(rng.uniform(0.05, 0.5)), 2), "M": int(rng.integers(2, 30))},
-    idea="each stage closes the fraction nu of the part of the correction that is still to make.",
-    hints={"linear": "your value adds nu of the whole correction at every stage; each stage takes "
-                     "nu of what remains.",
-           "remains": "your value is the part still to make; the question asks for the part made."},
+    "the (real) number of stages M at which the excess of the training mean squared error of "
+    "boosted least-squares lines (learning rate nu = {nu}) over that of least squares has "
+    "fallen to {q} of its excess at F_0",
+    book={"nu": 0.15, "q": 0.01},
+    draw=lambda rng: {"nu": round(float(rng.uniform(0.05, 0.5)), 2),
+                      "q": float(rng.choice([0.2, 0.1, 0.05, 0.02, 0.01, 0.001]))},
+    precision=("significant", 3),
+    idea="split the residual y - F_M into the least-squares residual and the part of the "
+         "correction still to make; the two are orthogonal, so their squared norms add.",
+    hints={"not-squared": "your value makes the part of the correction still to make fall to "
+                          "{q}; the training error measures that part through its squared norm.",
+           "small-nu": "your value replaces the logarithm of the factor each stage keeps by its "
+                       "first-order approximation; use the exact logarithm at nu = {nu}."},
 ))
 
 # --- chapter 10 ----------------------------------------------------------------------------------
+
+
+def _draw_weighted_leaf(rng):
+    """Two groups of points, one of them weighted; the leaf's weight is not near zero."""
+    while True:
+        p = {"n1": int(rng.integers(2, 30)), "v": float(rng.choice([0.5, 2.0, 3.0, 4.0, 5.0])),
+             "r1": round(float(rng.normal()), 2), "n2": int(rng.integers(2, 30)),
+             "r2": round(float(rng.normal()), 2), "lam": round(float(rng.uniform(0.5, 10)), 1)}
+        if abs(p["v"] * p["n1"] * p["r1"] + p["n2"] * p["r2"]) > 0.5:
+            return p
+
+
 _register(Question(
     "ex-xgb-shrunken-mean",
-    "the optimal weight of a leaf of the half squared error with n = {n} points whose residuals "
-    "have mean {rbar}, for lambda = {lam}",
-    book={"n": 13, "rbar": 0.74, "lam": 2.5},
-    draw=lambda rng: {"n": int(rng.integers(2, 60)), "rbar": round(float(rng.normal()), 2),
-                      "lam": round(float(rng.uniform(0.5, 10)), 1)},
-    idea="write the leaf's sums G and H of the half squared error in terms of n and the mean "
-         "residual, and take the optimal weight of eq-xgb-leaf-weight.",
-    hints={"no-shrink": "your value ignores lambda, which shrinks the weight toward zero.",
-           "sign": "your value has the wrong sign: a residual is minus a gradient.",
-           "per-point": "your value treats the leaf as one point; the hessian of the half squared "
-                        "error is 1 for every point."},
+    "the optimal weight, for the half squared error and lambda = {lam}, of a leaf holding "
+    "n1 = {n1} points of sample weight {v} whose residuals have mean {r1} and n2 = {n2} points "
+    "of weight 1 whose residuals have mean {r2}",
+    book={"n1": 8, "v": 3.0, "r1": 0.9, "n2": 5, "r2": -0.4, "lam": 2.5},
+    draw=_draw_weighted_leaf,
+    precision=("significant", 3),
+    idea="a sample weight multiplies a point's gradient and its hessian; write the leaf's sums G "
+         "and H with the weights and take the optimal weight of eq-xgb-leaf-weight.",
+    hints={"unweighted": "your value ignores the sample weights; each point's g and h are "
+                         "multiplied by its weight.",
+           "weights-in-G-only": "your value weights the gradients but counts points in H; the "
+                                "hessians are weighted too, so lambda competes with the total "
+                                "weight.",
+           "no-shrink": "your value ignores lambda, which shrinks the weight toward zero.",
+           "sign": "your value has the wrong sign: a residual is minus a gradient."},
 ))
 
 # --- chapter 11 ----------------------------------------------------------------------------------
 
 
 def _draw_goss(rng):
-    """N, a and b such that a N and b N are far from integers (the counts are then rounded)."""
+    """N, a and b with whole counts a N and b N (at least two sampled rows) and an even number
+    of rows outside the top, half of which have gradient c and half -c."""
     while True:
-        p = {"N": int(rng.integers(20, 200)), "a": float(rng.choice([0.1, 0.15, 0.2, 0.3])),
-             "b": float(rng.choice([0.05, 0.1, 0.15, 0.2]))}
-        fractions = [(p["N"] * p[r]) % 1 for r in ("a", "b")]
-        if p["N"] * p["b"] >= 1 and all(0.2 <= f <= 0.8 for f in fractions):
+        p = {"N": int(20 * rng.integers(1, 7)), "a": float(rng.choice([0.1, 0.2, 0.25, 0.3])),
+             "b": float(rng.choice([0.1, 0.2, 0.25])), "c": round(float(rng.uniform(0.05, 0.5)), 2)}
+        top, sampled = p["N"] * p["a"], p["N"] * p["b"]
+        whole = all(abs(x - round(x)) < 1e-9 for x in (top, sampled))
+        if whole and round(sampled) >= 2 and round(p["N"] - top) % 2 == 0:
             return p
 
 
 _register(Question(
     "ex-modern-goss-proof",
-    "the factor that makes GOSS unbiased for N = {N} rows, a = {a} and b = {b}",
-    book={"N": 43, "a": 0.2, "b": 0.15},
+    "the standard deviation of the GOSS estimate of the sum of all gradients for N = {N} rows, "
+    "a = {a} and b = {b}, when the rows outside the top have gradients {c} (half of them) and "
+    "-{c} (the other half)",
+    book={"N": 40, "a": 0.25, "b": 0.2, "c": 0.3},
     draw=_draw_goss,
-    idea="count the rows GOSS keeps on top and samples as it does for N rows (whole rows), then "
-         "make the expected weighted sum over the sample equal the sum over the rest.",
-    hints={"fractions": "your value uses the fractions a and b; GOSS keeps whole rows, so count "
-                        "the rows of the top set and of the sample for N = {N}.",
-           "inverted": "your value is inverted: each sampled row stands for several rows of the "
-                       "rest, so its factor exceeds one."},
+    precision=("significant", 4),
+    idea="only the sampled rows vary; the estimate is the factor times the sum of a simple random "
+         "sample, drawn without replacement, of the rows outside the top.",
+    hints={"replacement": "your value treats the sampled rows as drawn independently, with "
+                          "replacement; GOSS draws distinct rows, so two rows are in the sample "
+                          "together less often than independence would have it.",
+           "bernoulli": "your value keeps each row outside the top independently; GOSS samples a "
+                        "fixed number of rows.",
+           "no-factor": "your value leaves out the weight that each sampled row carries.",
+           "variance": "your value is a variance; the question asks for a standard deviation."},
 ))
 
 # --- chapter 12 ----------------------------------------------------------------------------------
+def _draw_em_step(rng):
+    """Four targets, two constant experts on either side of zero and a gate's start."""
+    return {"y1": round(float(rng.normal(-1, 0.8)), 1), "y2": round(float(rng.normal(0, 0.8)), 1),
+            "y3": round(float(rng.normal(0, 0.8)), 1), "y4": round(float(rng.normal(1, 0.8)), 1),
+            "m1": round(-float(rng.uniform(0.5, 2)), 1), "m2": round(float(rng.uniform(0.5, 2)), 1),
+            "pi1": round(float(rng.uniform(0.2, 0.8)), 2)}
+
+
 _register(Question(
     "ex-moe-constant-gate",
-    "the gate's M-step weight pi_1 of the first expert when the responsibilities of the first "
-    "expert over N = {N} inputs add up to {r1}",
-    book={"N": 37, "r1": 11.3},
-    draw=lambda rng: {"N": int(rng.integers(20, 400)), "r1": round(float(rng.uniform(2, 15)), 2)},
-    idea="maximise the expected complete log-likelihood in the constant gate's weights, which "
-         "sum to one over the experts.",
-    hints={"not-divided": "your value is not a weight: the gate's weights sum to one over the "
+    "the gate's weight pi_1 after one EM step from pi_1 = {pi1}, for a gate without inputs and two "
+    "experts without slopes that predict the constants {m1} and {m2} with variance 1, on the "
+    "targets ({y1}, {y2}, {y3}, {y4})",
+    book={"y1": -1.2, "y2": -0.3, "y3": 0.4, "y4": 2.1, "m1": -1.0, "m2": 1.0, "pi1": 0.3},
+    draw=_draw_em_step,
+    precision=("significant", 3),
+    idea="the E-step computes each target's responsibility by Bayes' rule with the current gate "
+         "as prior (eq-moe-responsibility); the gate's M-step then needs only the "
+         "responsibilities.",
+    hints={"no-prior": "your responsibilities leave out the gate: Bayes' rule weights each "
+                       "expert's density by its current gate probability.",
+           "hard": "your value assigns each target wholly to one expert; EM shares each target "
+                   "between the experts in proportion to their responsibilities.",
+           "not-divided": "your value is not a weight: the gate's weights sum to one over the "
                           "experts."},
+))
+_register(Question(
+    "ex-moe-balance-proof",
+    "the smallest value of the balancing loss over all batches, with two experts and arg-max "
+    "routing (ties to the lower index)",
+    book={},
+    idea="write the loss as a sum over inputs of the loads of the experts each input's gate "
+         "leans to; for given loads, choose each input's gate to make its term smallest, then "
+         "choose the loads.",
+    hints={"agree": "your value is the smallest loss when the routing agrees with the gate "
+                    "(phi = P); arg-max routing lets the two differ.",
+           "example": "your value is the loss of the chapter's example of part 3; other batches "
+                      "go lower.",
+           "share-bound": "your value is a lower bound that no batch attains: an input's gate "
+                          "cannot put its whole probability on its own expert and still have "
+                          "the smallest possible share of it.",
+           "no-factor": "your value leaves out the factor E of the balancing loss."},
 ))
 
 # --- chapter 14 ----------------------------------------------------------------------------------
