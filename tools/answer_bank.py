@@ -40,10 +40,6 @@ def _p_oob(N):
     return (1.0 - 1.0 / N) ** N
 
 
-def _hoeffding_T(p, delta):
-    return math.log(1 / delta) / (2 * (p - 0.5) ** 2)
-
-
 def _gini(c):
     c = np.asarray(c, dtype=float)
     return 1.0 - np.sum((c / c.sum()) ** 2)
@@ -54,6 +50,13 @@ def _gini_decrease(left0, left1, right0, right1):
     node = left + right
     W, WL, WR = node.sum(), left.sum(), right.sum()
     return float(_gini(node) - WL / W * _gini(left) - WR / W * _gini(right))
+
+
+def _split_ends(n0, n1, W_L):
+    """The Gini decreases of the two extreme splits of sizes (W_L, n0 + n1 - W_L): as many points
+    of class 1 sent left as possible, and as few."""
+    most, fewest = min(n1, W_L), max(0, W_L - n0)
+    return [_gini_decrease(W_L - x, x, n0 - W_L + x, n1 - x) for x in (most, fewest)]
 
 
 def _p_blind(d, k, m):
@@ -102,24 +105,28 @@ _VAR_F = 0.5 - 2 / math.pi + 1 / 3  # the variance of sin(2 pi X) + 2X, X unifor
 
 ANSWERS: dict[str, Answer] = {
     "ex-intro-majority-bound": Answer(
-        lambda eps: min(1.5 * eps, 1.0),
-        {"independent": lambda eps: 3 * eps**2 - 2 * eps**3, "member": lambda eps: eps,
-         "union": lambda eps: min(3 * eps, 1.0)}),
+        lambda eps1, eps2, eps3: min((eps1 + eps2 + eps3) / 2, eps1 + eps2 + eps3 - max(eps1, eps2, eps3)),
+        {"markov": lambda eps1, eps2, eps3: (eps1 + eps2 + eps3) / 2,
+         "independent": lambda eps1, eps2, eps3: (eps1 * eps2 + eps1 * eps3 + eps2 * eps3
+                                                  - 2 * eps1 * eps2 * eps3),
+         "worst-member": lambda eps1, eps2, eps3: max(eps1, eps2, eps3),
+         "union": lambda eps1, eps2, eps3: min(eps1 + eps2 + eps3, 1.0)}),
     "ex-bv-mean": Answer(
-        lambda N, sigma: (_VAR_F + sigma**2) / N,
-        {"noise-only": lambda N, sigma: sigma**2 / N, "no-noise": lambda N, sigma: _VAR_F / N,
-         "second-moment": lambda N, sigma: (_VAR_F + 1 + sigma**2) / N}),
+        lambda N, sigma: (_VAR_F + sigma**2) * (1 + 1 / N),
+        {"variance-only": lambda N, sigma: (_VAR_F + sigma**2) / N,
+         "no-noise": lambda N, sigma: _VAR_F + (_VAR_F + sigma**2) / N,
+         "no-bias": lambda N, sigma: sigma**2 + (_VAR_F + sigma**2) / N}),
     "ex-crowds-three": Answer(
         lambda: 0.5 + math.sqrt(3) / 6, {"p-one": lambda: 1.0, "middle": lambda: 0.75}),
     "ex-crowds-hoeffding": Answer(
-        _hoeffding_T,
-        {"condorcet": lambda p, delta: 2 * math.log(2 * delta) / math.log(1 - 4 * (p - 0.5) ** 2),
-         "no-two": lambda p, delta: math.log(1 / delta) / (p - 0.5) ** 2}),
+        lambda delta: math.log(1 / delta) / math.log(1 / (2 * delta)),
+        {"same": lambda delta: 1.0,
+         "inverted": lambda delta: math.log(1 / (2 * delta)) / math.log(1 / delta),
+         "no-two": lambda delta: 2 * math.log(1 / delta) / math.log(1 / (2 * delta))}),
     "ex-tree-gini-concave": Answer(
-        _gini_decrease,
-        {"unweighted": lambda left0, left1, right0, right1: float(
-            _gini([left0 + right0, left1 + right1])
-            - (_gini([left0, left1]) + _gini([right0, right1])) / 2)}),
+        lambda n0, n1, W_L: max(_split_ends(n0, n1, W_L)),
+        {"other-end": lambda n0, n1, W_L: min(_split_ends(n0, n1, W_L)),
+         "pure": lambda n0, n1, W_L: float(_gini([n0, n1]))}),
     "ex-oob-subsample": Answer(
         lambda N, n: (1.0 - 1.0 / N) ** n,
         {"limit": lambda N, n: np.exp(-n / N), "full-bootstrap": lambda N, n: (1.0 - 1.0 / N) ** N,

@@ -27,36 +27,53 @@ def _register(q: Question) -> None:
 
 
 # --- chapter 1 -----------------------------------------------------------------------------------
+
+
+def _draw_three_errors(rng):
+    """Three distinct error rates below 1/2 (either case of the bound can bind, but not both: the
+    largest rate differs from the sum of the other two, else the answer would be a given rate)."""
+    while True:
+        e = np.round(rng.uniform(0.02, 0.45, 3), 2)
+        if len(set(e.tolist())) == 3 and abs(2 * e.max() - e.sum()) > 0.015:
+            return dict(zip(("eps1", "eps2", "eps3"), e.tolist()))
+
+
 _register(Question(
     "ex-intro-majority-bound",
-    "the largest possible error of the majority vote of three classifiers that each err "
-    "with probability {eps}",
-    book={"eps": 0.23},
-    draw=lambda rng: {"eps": round(float(rng.uniform(0.05, 0.45)), 3)},
-    idea="arrange the members' errors so that as many points as possible have exactly two "
-         "wrong members: the vote errs only where at least two members err at once.",
-    hints={"independent": "your value is the majority's error when the members err independently; "
+    "the largest possible error of the majority vote of three classifiers that err with "
+    "probabilities {eps1}, {eps2} and {eps3}",
+    book={"eps1": 0.07, "eps2": 0.12, "eps3": 0.26},
+    draw=_draw_three_errors,
+    idea="a vote error needs two wrong members at once: count the wrong votes each vote error "
+         "uses up, and ask which members must supply them; then check that an arrangement "
+         "reaching your value exists.",
+    hints={"markov": "your value counts only the total of the wrong votes; with error rates this "
+                     "unequal no arrangement reaches it: look at which members every vote error "
+                     "must involve.",
+           "independent": "your value is the majority's error when the members err independently; "
                           "the question asks for the worst arrangement of the errors.",
-           "member": "your value is one member's error; arranged adversarially, the errors can make "
-                     "the vote err more often than one member.",
-           "union": "your value lets every member's error be a vote error; the vote errs only where "
-                    "two members err, so each vote error uses up the errors of two members."},
+           "worst-member": "your value is the worst member's error; the vote errs only where two "
+                           "members err at once, so it depends on the others' errors too.",
+           "union": "your value lets every wrong vote be a vote error; each vote error uses up "
+                    "the wrong votes of two members."},
 ))
 
 # --- chapter 2 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-bv-mean",
-    "the variance of the mean predictor at any x, for N = {N} training points and noise "
-    "standard deviation sigma = {sigma}",
+    "the expected squared error of the mean predictor on a fresh observation at a random point "
+    "X, for N = {N} training points and noise standard deviation sigma = {sigma}",
     book={"N": 40, "sigma": 0.35},
     draw=lambda rng: {"N": int(rng.integers(10, 200)),
                       "sigma": round(float(rng.uniform(0.1, 1.0)), 2)},
-    idea="the mean predictor averages N independent responses; each response varies with its "
-         "input X_i and with its noise, independently.",
-    hints={"noise-only": "your value keeps only the noise; each response also varies with its "
-                         "input X_i through f(X_i).",
-           "no-noise": "your value leaves out the noise that every response carries.",
-           "second-moment": "your value uses the second moment of f(X) where its variance belongs."},
+    idea="average the decomposition over X: the variance and the noise do not depend on x, the "
+         "bias does; average its square over X, using that the mean of f(X) is 1.",
+    hints={"variance-only": "your value is the variance of the mean predictor; the question asks "
+                            "for its whole expected error, bias and noise included.",
+           "no-noise": "your value leaves out the noise of the fresh observation, which no "
+                       "predictor can remove.",
+           "no-bias": "your value leaves out the squared bias: a constant prediction misses f(x) "
+                      "at almost every x."},
 ))
 
 # --- chapter 3 -----------------------------------------------------------------------------------
@@ -74,41 +91,45 @@ _register(Question(
 
 _register(Question(
     "ex-crowds-hoeffding",
-    "the (real) number of independent voters of accuracy p = {p} beyond which Hoeffding's "
-    "bound guarantees a majority error of at most {delta}",
-    book={"p": 0.62, "delta": 0.02},
-    draw=lambda rng: {"p": round(float(rng.uniform(0.55, 0.8)), 3),
-                      "delta": float(rng.choice([0.01, 0.02, 0.05, 0.1]))},
-    idea="set Hoeffding's bound on the majority's error equal to delta and solve for the number "
-         "of voters.",
-    hints={"condorcet": "your value is the crowd size of the chapter's other bound "
-                        "(eq-condorcet-bound); the question asks for Hoeffding's.",
+    "the limit, as the edge gamma tends to 0, of the ratio of the crowd size beyond which "
+    "Hoeffding's bound guarantees a majority error of at most {delta} to the crowd size beyond "
+    "which eq-condorcet-bound guarantees it",
+    book={"delta": 0.02},
+    draw=lambda rng: {"delta": round(float(rng.uniform(0.001, 0.3)), 3)},
+    idea="solve each bound for the crowd size at the target error, then compare the two "
+         "logarithms of the edge's terms for a small edge.",
+    hints={"same": "your value says the two bounds need the same crowds for small edges; they fall "
+                   "at the same rate, but one of them has a factor in front.",
+           "inverted": "your value is the ratio the other way round: the question divides "
+                       "Hoeffding's crowd size by the other.",
            "no-two": "your value misses a constant of the exponent of Hoeffding's bound for a sum "
                      "of M variables in [0, 1]."},
 ))
 
 
-def _draw_split(rng):
-    """Counts of two children whose class proportions differ (the decrease is then positive)."""
-    while True:
-        c = {k: int(v) for k, v in zip(("left0", "left1", "right0", "right1"),
-                                       rng.integers(1, 30, 4))}
-        if abs(c["left1"] / (c["left0"] + c["left1"])
-               - c["right1"] / (c["right0"] + c["right1"])) > 0.1:
-            return c
-
-
 # --- chapter 4 -----------------------------------------------------------------------------------
+
+
+def _draw_node(rng):
+    """A two-class node and the size of the left child of its splits."""
+    n0 = int(rng.integers(12, 40))
+    n1 = int(rng.integers(4, n0))
+    return {"n0": n0, "n1": n1, "W_L": int(rng.integers(3, n0 + n1 - 2))}
+
+
 _register(Question(
     "ex-tree-gini-concave",
-    "the Gini decrease of the split of a node into a left child with class counts "
-    "({left0}, {left1}) and a right child with class counts ({right0}, {right1})",
-    book={"left0": 17, "left1": 4, "right0": 6, "right1": 13},
-    draw=_draw_split,
-    idea="the parent's impurity, minus each child's impurity weighted by its share of the "
-         "node's points; the parent's counts are the sums of the children's.",
-    hints={"unweighted": "your value weighs the two children equally; each child counts in "
-                         "proportion to the points it holds."},
+    "the largest Gini decrease of a split of a node with {n0} points of class 0 and {n1} of class 1 "
+    "that sends exactly {W_L} points to the left child",
+    book={"n0": 27, "n1": 13, "W_L": 17},
+    draw=_draw_node,
+    idea="with the children's sizes fixed, the closed form of the decrease depends on the split "
+         "only through the difference of the children's class proportions: how does it vary "
+         "with the number of class-1 points sent left, and where is it largest?",
+    hints={"other-end": "your value is a split at one end of the possible ones, but not the better "
+                        "end: compare the two extreme ways of placing the class-1 points.",
+           "pure": "your value is the parent's impurity, which only two pure children remove; with "
+                   "these sizes the children cannot both be pure."},
 ))
 
 # --- chapter 5 -----------------------------------------------------------------------------------
