@@ -16,6 +16,7 @@ different seeds. Then
 
 from __future__ import annotations
 
+import functools
 import importlib
 import json
 import re
@@ -26,6 +27,7 @@ from pathlib import Path
 import pytest
 from selfcheck_cases import CASES  # noqa: E402
 
+from ensembles_verified import spot_the_bug  # noqa: E402
 from ensembles_verified.answers import QUESTIONS, check_answer  # noqa: E402
 from tools.chapters import ROOT  # noqa: E402
 from tools.exercise_sources import answer_strings, occurs  # noqa: E402
@@ -86,12 +88,17 @@ def test_the_self_checks_of_the_keys_use_the_variant_seed(sets, capsys):
     for _, key in sets.values():
         for student in key.values():
             seed = student["seed"]
-            for entry in student["exercises"].values():
+            for label, entry in student["exercises"].items():
                 for call in entry.get("self_checks", []):
                     assert f"random_state={seed})" in call
                     module, name = re.match(r"from (\S+) import (\w+);", call).groups()
                     check = getattr(importlib.import_module(module), name)
-                    right, wrong = CASES[name][0][0], CASES[name][1][0]
+                    if name == "check_fix":  # spot the bug: the package's function and its error
+                        assert f"check_fix({label!r}, your_function" in call
+                        check = functools.partial(check, label)
+                        right, wrong = spot_the_bug.BUGS[label].function(), spot_the_bug.buggy(label)
+                    else:
+                        right, wrong = CASES[name][0][0], CASES[name][1][0]
                     check(right, random_state=seed)
                     assert "\u2714" in capsys.readouterr().out
                     with pytest.raises(AssertionError, match=f"random_state={seed} repeats"):

@@ -85,7 +85,10 @@ def variant_set(seeds: dict[str, int], root: Path = ROOT) -> dict:
                 entry["answer"] = answer_key(label, seed)
                 entry["check"] = f"check_answer({label!r}, your_answer, seed={seed})"
             if ex["checks"]:
-                entry["self_checks"] = [f"from {m} import {c}; {c}(your_function, random_state={seed})"
+                # check_fix (spot the bug) names its exercise first
+                entry["self_checks"] = [f"from {m} import {c}; {c}("
+                                        f"{repr(label) + ', ' if c == 'check_fix' else ''}"
+                                        f"your_function, random_state={seed})"
                                         for m, c in ex["checks"]]
             if entry:
                 entry["chapter"] = ex["chapter"]
