@@ -101,6 +101,13 @@ def _em_step(y1, y2, y3, y4, m1, m2, pi1):
     return pi1 * d1 / (pi1 * d1 + (1 - pi1) * d2), d1 / (d1 + d2)
 
 
+def _grid_gap(M, p):
+    """The smallest variance of shares on the grid k/M with mean p: (p - a)(b - p), a and b the
+    grid's neighbours of p (chapter 13)."""
+    a = math.floor(M * p + 1e-12) / M
+    return (p - a) * (a + 1 / M - p)
+
+
 _VAR_F = 0.5 - 2 / math.pi + 1 / 3  # the variance of sin(2 pi X) + 2X, X uniform on [0, 1]
 
 ANSWERS: dict[str, Answer] = {
@@ -177,9 +184,16 @@ ANSWERS: dict[str, Answer] = {
         lambda: 7 / 8,
         {"agree": lambda: 1.0, "example": lambda: 2 * (0.6 * 0.6 * 0.55 + 0.4 * (0.6 * 0.45 + 0.4)),
          "share-bound": lambda: 0.5, "no-factor": lambda: 7 / 16}),
+    "ex-div-kw": Answer(
+        lambda M, p: 2 * M / (M - 1) * (p * (1 - p) - _grid_gap(M, p)),
+        {"uncapped": lambda M, p: 2 * M / (M - 1) * p * (1 - p),
+         "no-factor": lambda M, p: 2 * (p * (1 - p) - _grid_gap(M, p))}),
     "ex-scale-workers": Answer(
-        lambda N, B, q: N / (4 * B * q),
-        {"no-ring": lambda N, B, q: N / (2 * B * q), "root": lambda N, B, q: N / (4 * B)}),
+        lambda N, B, C: math.log2(N / (4 * B * (C - 1))),
+        {"limit": lambda N, B, C: math.log2(N / (4 * B * C)),
+         "no-ring": lambda N, B, C: math.log2(N / (2 * B * C)),
+         "no-hessian": lambda N, B, C: math.log2(N / (2 * B * (C - 1))),
+         "nodes-so-far": lambda N, B, C: math.log2(N / (4 * B * (C - 1)) + 1) - 1}),
 }
 
 

@@ -359,19 +359,65 @@ _register(Question(
            "no-factor": "your value leaves out the factor E of the balancing loss."},
 ))
 
-# --- chapter 14 ----------------------------------------------------------------------------------
+# --- chapter 13 ----------------------------------------------------------------------------------
+
+
+def _draw_disagreement(rng):
+    """M members and a mean accuracy p for which M p is far from a whole number."""
+    while True:
+        p = {"M": int(rng.integers(3, 13)), "p": round(float(rng.uniform(0.55, 0.95)), 2)}
+        if 0.15 <= (p["M"] * p["p"]) % 1 <= 0.85:
+            return p
+
+
+_register(Question(
+    "ex-div-kw",
+    "the largest mean disagreement (over the ordered pairs of distinct members) that M = {M} "
+    "members whose mean accuracy is p = {p} can have, over all data sets",
+    book={"M": 4, "p": 0.7},
+    draw=_draw_disagreement,
+    precision=("significant", 3),
+    idea="on every point the share of right members is a multiple of 1/M; for the given mean "
+         "accuracy, find the smallest variance that shares on this grid can have "
+         "(eq-div-kw).",
+    hints={"uncapped": "your value takes the variance of the shares of right members to be 0, "
+                       "which needs M p right members on every point; with M = {M} and p = {p} "
+                       "that is not a whole number.",
+           "no-factor": "your value averages over all M^2 pairs, each member paired with itself "
+                        "too; the measure averages over the M(M - 1) ordered pairs of distinct "
+                        "members."},
+))
+
+# --- chapter 16 ----------------------------------------------------------------------------------
+
+
+def _draw_workers(rng):
+    """Rows, bins and workers for which the level lies between 2 and 16."""
+    while True:
+        p = {"N": int(10 ** rng.integers(6, 10)), "B": int(rng.choice([64, 128, 256])),
+             "C": int(rng.choice([4, 8, 16, 32, 64]))}
+        if 4 <= p["N"] / (4 * p["B"] * (p["C"] - 1)) <= 2**16:
+            return p
+
+
 _register(Question(
     "ex-scale-workers",
-    "the number of workers C* at which building the histograms of a level takes as long as "
-    "its ring all-reduce, with the ring's factor taken at its limit, for N = {N} rows, "
-    "B = {B} bins, q = {q} node(s) and a = c",
-    book={"N": 10**8, "B": 256, "q": 1},
-    draw=lambda rng: {"N": int(10 ** rng.integers(6, 10)),
-                      "B": int(rng.choice([32, 64, 128, 256])), "q": int(2 ** rng.integers(0, 8))},
-    idea="write the time to build a level's histograms on C workers and the time of its ring "
-         "all-reduce, and set them equal.",
-    hints={"no-ring": "your value leaves out the ring's factor: in a ring all-reduce each worker "
-                      "sends and receives about twice the histograms.",
-           "root": "your value is the root level's whatever q; a level of q nodes has q "
-                   "histograms to reduce."},
+    "the level l (a real number, the root being level 0) of a depth-wise tree at which the ring "
+    "all-reduce of the level's histograms takes as long as building them, on C = {C} workers, "
+    "for N = {N} rows, B = {B} bins and a = c",
+    book={"N": 10**7, "B": 256, "C": 8},
+    draw=_draw_workers,
+    precision=("significant", 3),
+    idea="write the time to build the histograms of level l on C workers (every row is in one "
+         "node of the level) and the time of the ring all-reduce of its nodes' histograms, and "
+         "solve for the number of nodes, then for l.",
+    hints={"limit": "your value takes the ring's factor 2(C - 1)/C at its limit 2; with C = {C} "
+                    "workers it is not 2.",
+           "no-ring": "your value lets each worker send its histograms once; in a ring all-reduce "
+                      "each worker sends about twice the message (eq-scale-ring).",
+           "no-hessian": "your value counts one number per bin and feature; a histogram holds two "
+                         "sums there (eq-scale-allreduce).",
+           "nodes-so-far": "your value counts the nodes of the whole tree down to level l; the "
+                           "all-reduce of a level sends the histograms of that level's nodes "
+                           "only."},
 ))
