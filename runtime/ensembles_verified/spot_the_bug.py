@@ -87,8 +87,12 @@ def _cantelli_cases(rng):
 
 def _gini_cases(rng):
     shapes = [(1, 2), (3, 2), (4, 3), (2, 5)]
-    return [[rng.integers(0, 30, size=s).astype(float) + np.eye(*s)[:, :s[1]], None, -1]
-            for s in shapes]
+    cases = []
+    for J, K in shapes:  # every node has at least one point
+        counts = rng.integers(0, 30, size=(J, K)).astype(float)
+        counts[np.arange(J), rng.integers(0, K, size=J)] += 1
+        cases.append([counts, None, -1])
+    return cases
 
 
 def _oob_cases(rng):
@@ -99,7 +103,7 @@ def _blind_cases(rng):
     cases = [[10, 2, 3], [25, 5, 5]]
     for _ in range(6):
         d = int(rng.integers(5, 60))
-        k = int(rng.integers(1, d))
+        k = int(rng.integers(1, d - 1))  # at least two candidates among the d - k others
         cases.append([d, k, int(rng.integers(2, d - k + 1))])
     return cases
 
@@ -155,8 +159,11 @@ def _top_k_cases(rng):
 
 
 def _quantile_cases(rng):
-    return [[rng.exponential(size=int(rng.integers(5, 120))), float(rng.uniform(0.05, 0.3)), -1]
-            for _ in range(8)]
+    cases = []
+    for _ in range(8):  # delta >= 1/(n + 1): the rank is at most n, the quantile finite
+        n = int(rng.integers(5, 120))
+        cases.append([rng.exponential(size=n), float(rng.uniform(1.2 / (n + 1), 0.3)), -1])
+    return cases
 
 
 def _leaf_weight_cases(rng):
