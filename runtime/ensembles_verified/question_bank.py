@@ -111,10 +111,15 @@ _register(Question(
 
 
 def _draw_node(rng):
-    """A two-class node and the size of the left child of its splits."""
-    n0 = int(rng.integers(12, 40))
-    n1 = int(rng.integers(4, n0))
-    return {"n0": n0, "n1": n1, "W_L": int(rng.integers(3, n0 + n1 - 2))}
+    """A two-class node and the size of the left child of its splits. The children's sizes
+    differ (else the two ends tie) and neither is a class's count (else both children can be
+    pure and the answer is the parent's impurity)."""
+    while True:
+        n0 = int(rng.integers(12, 40))
+        n1 = int(rng.integers(4, n0))
+        W_L = int(rng.integers(3, n0 + n1 - 2))
+        if 2 * W_L != n0 + n1 and W_L not in (n0, n1):
+            return {"n0": n0, "n1": n1, "W_L": W_L}
 
 
 _register(Question(
@@ -252,12 +257,14 @@ _register(Question(
 
 
 def _draw_weighted_leaf(rng):
-    """Two groups of points, one of them weighted; the leaf's weight is not near zero."""
+    """Two groups of points, one of them weighted; the leaf's weight is not near zero, and lambda
+    is not so small against the total weight that forgetting it passes at 3 significant digits."""
     while True:
         p = {"n1": int(rng.integers(2, 30)), "v": float(rng.choice([0.5, 2.0, 3.0, 4.0, 5.0])),
              "r1": round(float(rng.normal()), 2), "n2": int(rng.integers(2, 30)),
              "r2": round(float(rng.normal()), 2), "lam": round(float(rng.uniform(0.5, 10)), 1)}
-        if abs(p["v"] * p["n1"] * p["r1"] + p["n2"] * p["r2"]) > 0.5:
+        weight = p["v"] * p["n1"] + p["n2"]
+        if abs(p["v"] * p["n1"] * p["r1"] + p["n2"] * p["r2"]) > 0.5 and p["lam"] > 0.01 * weight:
             return p
 
 
