@@ -481,6 +481,10 @@ from ensemble_ref.trees import readable, readable_second_order  # noqa: E402
 
 INTERNAL_BUILDERS = {
     "trees.cart_growth.grow": "grows on the SortedColumns of DecisionTree*.fit, which validated X, y, w",
+    "trees.coded_growth.grow_coded": "grows on the ValueCodes of DecisionTree*.fit (features with few "
+                                     "values) and of the forests' fit, which validated X, y, w",
+    "trees.cart.grow_trees": "grows the trees of DecisionTree*.fit and of the forests' fit, which "
+                             "validated X, y, w; tree objects in, no user data",
     "trees.second_order_tree.grow_tree": "grows on the Codes of XGB*.fit, which validated X, y, w",
     "trees.second_order_hist.grow_hist_tree": "grows on the Codes of XGB*.fit (tree_method='hist')",
     "trees.second_order_hist.grow_levels": "the level loop of grow_hist_tree, on the same Codes",

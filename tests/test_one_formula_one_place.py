@@ -46,6 +46,11 @@ def _distort(function):
 
 
 def _data(kind: str, seed: int = 0):
+    """Continuous features; with ``kind`` "...-coded", features of a few integer values (the
+    trees then grow from histograms of the codes, trees.coded_growth)."""
+    if kind.endswith("-coded"):
+        X, y = _data(kind.removesuffix("-coded"), seed)
+        return np.round(X), y
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(120, 4))
     score = X[:, 0] + np.sin(2 * X[:, 1]) + 0.5 * rng.normal(size=120)
@@ -174,6 +179,22 @@ CASES = [
      "_leaf_mean"),
     (lambda: er.BaggingRegressor(n_estimators=5, random_state=0), "regression", gradient_boosting,
      "_leaf_mean"),
+    # trees on features with few values (coded): the same definitions
+    (lambda: er.DecisionTreeRegressor(max_depth=3), "regression-coded", impurity, "_sse_proxy"),
+    (lambda: er.DecisionTreeRegressor(max_depth=3), "regression-coded", impurity,
+     "squared_error_impurity"),
+    (lambda: er.DecisionTreeRegressor(max_depth=3), "regression-coded", gradient_boosting, "_leaf_mean"),
+    (lambda: _tree("gini"), "ternary-coded", impurity, "gini_impurity"),
+    (lambda: _tree("entropy"), "ternary-coded", impurity, "entropy_impurity"),
+    (lambda: _tree("gini"), "ternary-coded", impurity, "_weighted_children"),
+    (lambda: _tree("gini"), "ternary-coded", gradient_boosting, "_leaf_mean"),
+    (lambda: er.RandomForestClassifier(n_estimators=5, random_state=0), "ternary-coded", impurity,
+     "gini_impurity"),
+    (lambda: er.RandomForestRegressor(n_estimators=5, random_state=0), "regression-coded", impurity,
+     "_sse_proxy"),
+    (lambda: er.BaggingClassifier(n_estimators=5, random_state=0), "ternary-coded", gradient_boosting,
+     "_leaf_mean"),
+    (lambda: er.GradientBoostingRegressor(n_estimators=5), "regression-coded", impurity, "_sse_proxy"),
 ]
 
 

@@ -76,6 +76,37 @@ def test_regressor_agrees_with_the_fast_tree(max_depth):
         np.testing.assert_allclose(predict(tree, X_new), fast.predict(X_new), rtol=1e-12, atol=1e-12)
 
 
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "squared_error"])
+@pytest.mark.parametrize("max_depth", [2, None])
+def test_trees_on_coded_features_agree_with_the_readable_tree(criterion, max_depth):
+    """On features with few values (integer and one-hot columns) the fast trees grow from
+    histograms of the features' codes (trees.coded_growth); they are still the readable tree."""
+    from ensemble_ref.trees.engine import SortedColumns, to_float32
+    from ensemble_ref.trees.value_codes import value_codes
+
+    rng = np.random.default_rng(11)
+    for _ in range(6):
+        N, d = int(rng.integers(60, 160)), int(rng.integers(1, 5))
+        X = np.column_stack([rng.integers(0, int(rng.integers(2, 7)), N) for _ in range(d)]).astype(float)
+        assert value_codes(SortedColumns(to_float32(X))) is not None
+        X_new = np.column_stack([rng.integers(-1, 8, 300) for _ in range(d)]) + 0.5
+        for msl in (1, 4):
+            if criterion == "squared_error":
+                y = X @ rng.normal(size=d) + rng.normal(scale=0.5, size=N)
+                tree = grow_tree(X, y, max_depth=max_depth, min_samples_leaf=msl)
+                fast = DecisionTreeRegressor(max_depth=max_depth, min_samples_leaf=msl).fit(X, y)
+                # equal scores come only from splits cutting a node into the same two parts
+                np.testing.assert_allclose(predict(tree, X), fast.predict(X), rtol=1e-12, atol=1e-12)
+            else:
+                y = rng.integers(0, 3, N)
+                y[:3] = np.arange(3)
+                tree = grow_tree(X, y, criterion, max_depth, msl)
+                fast = DecisionTreeClassifier(criterion=criterion, max_depth=max_depth,
+                                              min_samples_leaf=msl).fit(X, y)
+                np.testing.assert_allclose(predict(tree, X_new), fast.predict_proba(X_new), atol=1e-12)
+            assert n_leaves(tree) == fast.get_n_leaves()
+
+
 def test_best_split_is_the_exhaustive_optimum():
     rng = np.random.default_rng(3)
     for _ in range(10):

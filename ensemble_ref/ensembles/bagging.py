@@ -57,7 +57,7 @@ from ..core.validation import (
 )
 from ..math import aggregation, importance
 from ..math.bootstrap import bootstrap_indices
-from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor
+from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor, grow_trees
 from ..trees.engine import SortedColumns, to_float32
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
@@ -78,11 +78,10 @@ def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | No
 
     ``data``: the features presorted once for every tree of the ensemble (trees only).
     """
-    rng = np.random.default_rng(seed)
     member = _clone(estimator)
+    random_state, idx = _member_draws(seed, X.shape[0], n_draws, bootstrap)
     if "random_state" in member.get_params(deep=False):
-        member.set_params(random_state=int(rng.integers(np.iinfo(np.int32).max)))
-    idx = _draw_sample(rng, X.shape[0], n_draws, bootstrap)
+        member.set_params(random_state=random_state)
     if _accepts_sample_weight(member):
         # fitting on the distinct drawn rows, weighted by how often each was drawn,
         # is fitting on the drawn rows with their repetitions
@@ -103,6 +102,25 @@ def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | No
     else:
         member.fit(X[idx], y[idx])
     return member, idx
+
+
+def _member_draws(seed: int, n_samples: int, n_draws: int, bootstrap: bool) -> tuple[int, np.ndarray]:
+    """A member's own ``random_state`` and its sample, both drawn from its seed alone."""
+    rng = np.random.default_rng(seed)
+    random_state = int(rng.integers(np.iinfo(np.int32).max))
+    return random_state, _draw_sample(rng, n_samples, n_draws, bootstrap)
+
+
+def _fit_trees(template: Any, y: np.ndarray, w: np.ndarray | None, seeds: np.ndarray,
+               n_draws: int, bootstrap: bool, classes: np.ndarray | None, data: SortedColumns
+               ) -> list[tuple[Any, np.ndarray]]:
+    """Every member a tree of the package on the shared presort, grown in one loop
+    (:func:`~ensemble_ref.trees.cart.grow_trees`); the same trees as :func:`_fit_member`'s."""
+    draws = [_member_draws(int(seed), data.n_samples, n_draws, bootstrap) for seed in seeds]
+    trees = [_clone(template).set_params(random_state=random_state) for random_state, _ in draws]
+    weights = [np.bincount(idx, minlength=data.n_samples) * (1.0 if w is None else w) for _, idx in draws]
+    grow_trees(trees, data, y, weights, classes)
+    return [(tree, idx) for tree, (_, idx) in zip(trees, draws)]
 
 
 def _shared_presort(template: Any, X: np.ndarray, classes: np.ndarray | None
@@ -161,12 +179,15 @@ class _BaseBagging(BaseEstimator):
         rng = check_random_state(self.random_state)
         seeds = rng.integers(0, 2**63 - 1, size=B)  # one seed per member, drawn up front
         data = _shared_presort(template, X, classes)  # sorted once, not once per member
-        results = parallel_map(
+        if data is not None and n_jobs in (None, 1):  # the package's trees: grown together
+            results = _fit_trees(template, y, w, seeds, n_draws, bool(self.bootstrap), classes, data)
+        else:
+            results = parallel_map(
             _fit_member,
-            [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes, data)
-             for b in range(B)],
-            n_jobs,
-        )
+                [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes, data)
+                 for b in range(B)],
+                n_jobs,
+            )
         self.estimators_ = [member for member, _ in results]
         self.estimators_samples_ = [idx for _, idx in results]
         self.n_features_in_ = X.shape[1]

@@ -75,10 +75,14 @@ from ..core.validation import (
     check_X_y,
 )
 from ..math import importance
-from .cart_growth import TREE_LEAF, ClassCounts, GrowParams, SquaredError, grow
+from .cart_growth import ClassCounts, GrowParams, SquaredError, grow
+from .coded_criteria import CodedClassCounts, CodedSquaredError
+from .coded_growth import grow_coded
 from .engine import SortedColumns, to_float32
+from .tree_arrays import TREE_LEAF
+from .value_codes import value_codes
 
-__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "Tree"]
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "Tree", "grow_trees"]
 
 
 class Tree:
@@ -194,6 +198,40 @@ def _resolve_min_samples(value: Any, name: str, N: int, low_int: int) -> int:
     raise TypeError(f"{name} must be an int >= {low_int} or a float in (0, 1], got {value!r}.")
 
 
+def grow_trees(trees: list, data: SortedColumns, y: np.ndarray, weights: list,
+               classes: np.ndarray | None = None) -> None:
+    """Grow the trees ``trees`` (of one class, with one set of parameters) on ``data``, tree
+    ``b`` with the sample weights ``weights[b]`` and its own ``random_state`` (classifiers:
+    on labels encoded as indices into ``classes``).
+
+    On coded features (:func:`~ensemble_ref.trees.value_codes.value_codes`) they grow
+    together, one level of every tree at a time (:func:`~ensemble_ref.trees.coded_growth.grow_coded`);
+    otherwise one after the other on the sorted segments (:func:`~ensemble_ref.trees.cart_growth.grow`).
+    Each is the tree its own ``fit`` would grow.
+    """
+    if classes is not None:
+        for tree in trees:
+            tree._set_classes(classes)
+    first = trees[0]
+    d, N = data.XT.shape
+    params = first._grow_params(N, d)
+    rngs = [check_random_state(tree.random_state) for tree in trees]
+    offsets = np.array([first._offset(y, w) for w in weights])
+    coded = value_codes(data)
+    crit = first._criteria(y, weights, offsets, coded is not None)
+    if coded is not None:
+        arrays = grow_coded(coded, crit, weights, rngs, params)
+    else:  # points of zero weight play no part, as in scikit-learn
+        arrays = [grow(data, w > 0, c, w, bool(np.all(w[w > 0] == 1.0)), params, rng)
+                  for w, c, rng in zip(weights, crit, rngs)]
+    for tree, a, offset in zip(trees, arrays, offsets):
+        tree.n_features_in_ = d
+        tree.max_features_ = params.max_features
+        tree.tree_ = Tree(**a)
+        if offset:
+            tree.tree_.value = tree.tree_.value + offset
+
+
 class _BaseDecisionTree(BaseEstimator):
     """Parameter handling, growing and leaf look-up shared by both trees."""
 
@@ -206,16 +244,6 @@ class _BaseDecisionTree(BaseEstimator):
         min_samples_split = _resolve_min_samples(self.min_samples_split, "min_samples_split", N, 2)
         return GrowParams(max_depth, max(min_samples_split, 2 * min_samples_leaf),
                           min_samples_leaf, _resolve_max_features(self.max_features, d))
-
-    def _grow_tree(self, data: SortedColumns, crit, w: np.ndarray) -> None:
-        d, N = data.XT.shape
-        params = self._grow_params(N, d)
-        rng = check_random_state(self.random_state)
-        positive = w > 0  # points of zero weight play no part, as in scikit-learn
-        self.n_features_in_ = d
-        self.max_features_ = params.max_features
-        self.tree_ = Tree(**grow(data, positive, crit, w, bool(np.all(w[positive] == 1.0)),
-                                 params, rng))
 
     def _validate_X_predict(self, X: Any) -> np.ndarray:
         self._check_is_fitted("tree_")
@@ -344,11 +372,19 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         leaf values): its sums of ``w y^2`` would otherwise lose the spread of
         ``y`` to a large common offset (``y`` near 1e9 with spread 1).
         """
-        positive = w > 0  # the mid-range: the same for weights or repeated rows, unlike a mean
-        offset = 0.5 * float(y[positive].min()) + 0.5 * float(y[positive].max())
-        self._grow_tree(data, SquaredError(y - offset, w), w)
-        self.tree_.value = self.tree_.value + offset
+        grow_trees([self], data, y, [w])
         return self
+
+    @staticmethod
+    def _offset(y: np.ndarray, w: np.ndarray) -> float:
+        positive = w > 0  # the mid-range: the same for weights or repeated rows, unlike a mean
+        return 0.5 * float(y[positive].min()) + 0.5 * float(y[positive].max())
+
+    @staticmethod
+    def _criteria(y: np.ndarray, weights: list, offsets: np.ndarray, coded: bool):
+        if coded:
+            return CodedSquaredError(y, offsets)
+        return [SquaredError(y - offset, w) for w, offset in zip(weights, offsets)]
 
     def predict(self, X: Any) -> np.ndarray:
         """Value of the leaf each row falls into (``tree_.value[apply(X)]``)."""
@@ -439,15 +475,26 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
                       classes: np.ndarray) -> "DecisionTreeClassifier":
         """Fit on features presorted once (the members of a forest), labels encoded as in
         :meth:`fit_encoded`; points of weight 0 are left out."""
+        grow_trees([self], data, y_encoded, [w], classes)
+        return self
+
+    def _set_classes(self, classes: np.ndarray) -> None:
         if self.criterion not in ("gini", "entropy", "log_loss"):
             raise ValueError(
                 f"criterion must be 'gini', 'entropy' or 'log_loss', got {self.criterion!r}."
             )
-        impurity = "gini" if self.criterion == "gini" else "entropy"
         self.classes_ = classes
         self.n_classes_ = classes.size
-        self._grow_tree(data, ClassCounts(y_encoded, w, classes.size, impurity), w)
-        return self
+
+    @staticmethod
+    def _offset(y: np.ndarray, w: np.ndarray) -> float:
+        return 0.0  # class labels are not shifted
+
+    def _criteria(self, y: np.ndarray, weights: list, offsets: np.ndarray, coded: bool):
+        impurity = "gini" if self.criterion == "gini" else "entropy"
+        if coded:
+            return CodedClassCounts(y, self.n_classes_, impurity)
+        return [ClassCounts(y, w, self.n_classes_, impurity) for w in weights]
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class proportions of the leaf each row falls into, shape (n_samples, n_classes)."""

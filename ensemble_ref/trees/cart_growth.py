@@ -37,11 +37,10 @@ from .engine import (
     partition,
     segment_ranges,
 )
+from .tree_arrays import NodeRecords, assemble_trees
 
 __all__ = ["SquaredError", "ClassCounts", "GrowParams", "grow"]
 
-TREE_LEAF = -1  # children_left / children_right of a leaf
-TREE_UNDEFINED = -2  # feature / threshold of a leaf
 EPSILON = np.finfo(np.float64).eps  # a node with impurity <= EPSILON is pure
 
 
@@ -123,29 +122,6 @@ class _Open:
     W: np.ndarray  # weights, shape (J,)
 
 
-class _Nodes:
-    """The nodes created so far, in breadth-first order, as lists of per-level arrays."""
-
-    def __init__(self) -> None:
-        self.parent, self.is_left, self.depth, self.n, self.W, self.imp, self.value = ([] for _ in range(7))
-        self.split_nodes, self.split_feature, self.split_threshold = [], [], []
-        self.count = 0
-
-    def add(self, parent, is_left, depth, n, W, imp, value) -> np.ndarray:
-        """Append nodes; their ids."""
-        for lst, a in zip((self.parent, self.is_left, self.depth, self.n, self.W, self.imp,
-                           self.value), (parent, is_left, depth, n, W, imp, value)):
-            lst.append(a)
-        ids = self.count + np.arange(len(n))
-        self.count += len(n)
-        return ids
-
-    def record_splits(self, ids, feature, threshold) -> None:
-        self.split_nodes.append(ids)
-        self.split_feature.append(feature)
-        self.split_threshold.append(threshold)
-
-
 def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weights: bool,
          p: GrowParams, rng: np.random.Generator) -> dict:
     """Grow a tree level by level on the samples ``keep`` of the presorted ``data``.
@@ -157,8 +133,8 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
     S = data.restrict(keep) if p.max_features >= data.XT.shape[0] else None
     N = members.size
     T, W, imp = crit.node_stats(members, np.zeros(N, dtype=np.intp), 1, w)
-    nodes = _Nodes()
-    nodes.add(np.array([-1]), np.array([False]), np.array([0]), np.array([N]), W, imp,
+    nodes = NodeRecords()
+    nodes.add(np.array([0]), np.array([-1]), np.array([False]), np.array([0]), np.array([N]), W, imp,
               crit.value(T, W))
     is_open = (N >= p.min_samples_split) & (imp > EPSILON) & (p.max_depth > 0)
     level = _Open(np.array([0])[is_open], np.array([0])[is_open], np.array([N])[is_open],
@@ -181,7 +157,7 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
         in_child = np.flatnonzero(child >= 0)  # node sums in the order of the samples
         cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
         is_left = np.arange(2 * splits.size) % 2 == 0  # left, right, left, ...
-        child_ids = nodes.add(level.ids[splits].repeat(2), is_left,
+        child_ids = nodes.add(np.zeros(2 * splits.size, dtype=np.intp), level.ids[splits].repeat(2), is_left,
                               np.full(2 * splits.size, depth + 1), cN, cW, cimp, crit.value(cT, cW))
         depth += 1
         opened = (depth < p.max_depth) & (cN >= p.min_samples_split) & (cimp > EPSILON)
@@ -193,7 +169,7 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
             rank[:-1][opened] = np.arange(size.size)
             S = partition(S, rank[child], int(size.sum()))
         level = _Open(child_ids[opened], size.cumsum() - size, size, cT[:, opened], cW[opened])
-    return _assemble(nodes, data.XT.shape[0])
+    return assemble_trees(nodes, 1, data.XT.shape[0])[0]
 
 
 def _sorted_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray, level: _Open,
@@ -303,50 +279,3 @@ def _pick_best(proxy, pair_node, pstart, plen, J):
     splits = np.flatnonzero(node_best > -np.inf)
     bp = best_pair[splits]
     return splits, bp, first_hit[bp]  # first_hit: first element of the right child
-
-
-def _assemble(nodes: _Nodes, d: int) -> dict:
-    """The breadth-first node lists as the arrays of a tree numbered in pre-order, as in
-    scikit-learn (a node, its left subtree, its right subtree)."""
-    n_nodes = nodes.count
-    parent = np.concatenate(nodes.parent)
-    is_left = np.concatenate(nodes.is_left)
-    depth = np.concatenate(nodes.depth)
-    left = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
-    right = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
-    child_ids = np.arange(1, n_nodes)
-    left[parent[1:][is_left[1:]]] = child_ids[is_left[1:]]
-    right[parent[1:][~is_left[1:]]] = child_ids[~is_left[1:]]
-    feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
-    threshold = np.full(n_nodes, float(TREE_UNDEFINED))
-    if nodes.split_nodes:
-        feature[np.concatenate(nodes.split_nodes)] = np.concatenate(nodes.split_feature)
-        threshold[np.concatenate(nodes.split_nodes)] = np.concatenate(nodes.split_threshold)
-
-    # pre-order ids: subtree sizes bottom-up, then offsets top-down, one depth at a time
-    # (breadth-first ids are sorted by depth, so each depth is a contiguous range)
-    inner = left != TREE_LEAF
-    bounds = np.searchsorted(depth, np.arange(depth.max() + 2))
-    levels = [np.arange(bounds[k], bounds[k + 1]) for k in range(depth.max() + 1)]
-    levels = [at[inner[at]] for at in levels]
-    size = np.ones(n_nodes, dtype=np.intp)
-    for at in reversed(levels):
-        size[at] += size[left[at]] + size[right[at]]
-    pre = np.zeros(n_nodes, dtype=np.intp)
-    for at in levels:
-        pre[left[at]] = pre[at] + 1
-        pre[right[at]] = pre[at] + 1 + size[left[at]]
-
-    def reorder(a):
-        out = np.empty_like(a)
-        out[pre] = a
-        return out
-
-    new_left = reorder(np.where(inner, pre[left], TREE_LEAF))
-    new_right = reorder(np.where(inner, pre[right], TREE_LEAF))
-    return dict(children_left=new_left, children_right=new_right, feature=reorder(feature),
-                threshold=reorder(threshold), value=reorder(np.concatenate(nodes.value)),
-                impurity=reorder(np.concatenate(nodes.imp)),
-                n_node_samples=reorder(np.concatenate(nodes.n).astype(np.intp)),
-                weighted_n_node_samples=reorder(np.concatenate(nodes.W)),
-                depth=reorder(depth), n_features=d)
