@@ -63,21 +63,20 @@ def _p_blind(d, k, m):
     return math.comb(d - k, m) / math.comb(d, m)
 
 
-def _patterns(a1, a2, a3, a4, a5):
-    a = np.array([a1, a2, a3, a4, a5])
-    right = (np.arange(32)[:, None] >> np.arange(5)) & 1  # every pattern of right members
-    return a, right, np.prod(np.where(right == 1, a, 1 - a), axis=1)
+def _useful_at_most(p, s, j):
+    """At most j of s independent nodes not blind, each blind with probability p."""
+    return sum(math.comb(s, i) * (1 - p) ** i * p ** (s - i) for i in range(j + 1))
 
 
-def _weighted_vote_accuracy(a1, a2, a3, a4, a5):
-    a, right, prob = _patterns(a1, a2, a3, a4, a5)
-    score = (np.where(right == 1, 1.0, -1.0) * np.log(a / (1 - a))).sum(axis=1)
-    return float(prob[score > 0].sum() + 0.5 * prob[score == 0].sum())
+def _samme_factor(K, eps, nu):
+    """The SAMME loss after the step nu beta* relative to the loss before it (K = 2: AdaBoost)."""
+    beta = nu * (K - 1) ** 2 / K * math.log((1 - eps) * (K - 1) / eps)
+    return (1 - eps) * math.exp(-beta / (K - 1)) + eps * math.exp(beta / (K - 1) ** 2)
 
 
-def _unweighted_accuracy(a1, a2, a3, a4, a5):
-    _, right, prob = _patterns(a1, a2, a3, a4, a5)
-    return float(prob[right.sum(axis=1) >= 3].sum())
+def _odds_threshold(odds):
+    """The accuracy whose odds are ``odds``."""
+    return float(odds / (1 + odds))
 
 
 def _goss_sd(N, a, b, c):
@@ -139,26 +138,42 @@ ANSWERS: dict[str, Answer] = {
         {"limit": lambda N, n: np.exp(-n / N), "full-bootstrap": lambda N, n: (1.0 - 1.0 / N) ** N,
          "no-replacement": lambda N, n: 1.0 - n / N},
         formula="(1 - 1/N)**n"),
+    "ex-pasting-size": Answer(
+        lambda N, n: math.log(1 - n / N) / math.log(1 - 1 / N),
+        {"limit": lambda N, n: -N * math.log(1 - n / N), "same-size": lambda N, n: float(n),
+         "in-for-out": lambda N, n: math.log(n / N) / math.log(1 - 1 / N)}),
     "ex-oob-enough-members": Answer(
-        lambda N: math.log(N) / -math.log(1 - _p_oob(N)),
-        {"limit": lambda N: math.log(N) / -math.log(1 - math.exp(-1)),
-         "no-log": lambda N: math.log(N) / _p_oob(N)}),
+        lambda N, n: math.log(N) / math.log(N / n),
+        {"bootstrap": lambda N, n: math.log(N) / -math.log(1 - _p_oob(N)),
+         "in-for-out": lambda N, n: math.log(N) / -math.log(1 - n / N),
+         "no-log": lambda N, n: math.log(N) / (1 - n / N)}),
     "ex-rf-per-tree": Answer(
-        lambda d, k, m, s: _p_blind(d, k, m) ** s,
-        {"one-node": lambda d, k, m, s: _p_blind(d, k, m),
-         "replacement": lambda d, k, m, s: (1 - k / d) ** (m * s)}),
+        lambda d, k, m, s, j: _useful_at_most(_p_blind(d, k, m), s, j),
+        {"per-tree": lambda d, k, m, s, j: _p_blind(d, k, m),
+         "all-blind": lambda d, k, m, s, j: _p_blind(d, k, m) ** s,
+         "exactly": lambda d, k, m, s, j: (math.comb(s, j) * (1 - _p_blind(d, k, m)) ** j
+                                           * _p_blind(d, k, m) ** (s - j)),
+         "replacement": lambda d, k, m, s, j: _useful_at_most((1 - k / d) ** m, s, j)}),
+    "ex-vote-three": Answer(
+        lambda q1: (1.5 - q1) ** 2 / 2 - 0.25 + (q1 - 0.5) ** 2,
+        {"one-way": lambda q1: (q1 - 0.5) ** 2 / 2,
+         "whole-triangle": lambda q1: (1.5 - q1) ** 2 / 2 + (q1 - 0.5) ** 2 / 2,
+         "three-uniform": lambda q1: 1 / 8}),
     "ex-vote-weights": Answer(
-        _weighted_vote_accuracy,
-        {"unweighted": _unweighted_accuracy,
-         "best": lambda a1, a2, a3, a4, a5: max(a1, a2, a3, a4, a5)}),
+        lambda **a: _odds_threshold(np.prod([x / (1 - x) for x in a.values()])),
+        {"largest-other": lambda **a: max(a.values()),
+         "odds-sum": lambda **a: _odds_threshold(sum(x / (1 - x) for x in a.values()))}),
     "ex-adaboost-rounds": Answer(
-        lambda N, gamma: math.log(N) / (2 * gamma**2),
-        {"no-two": lambda N, gamma: math.log(N) / gamma**2,
-         "not-squared": lambda N, gamma: math.log(N) / (2 * gamma)}),
+        lambda n_plus, n_minus, gamma: math.log(2 * max(n_plus, n_minus)) / (2 * gamma**2),
+        {"uniform": lambda n_plus, n_minus, gamma: math.log(n_plus + n_minus) / (2 * gamma**2),
+         "heavier": lambda n_plus, n_minus, gamma: math.log(2 * min(n_plus, n_minus)) / (2 * gamma**2),
+         "no-two": lambda n_plus, n_minus, gamma: math.log(2 * max(n_plus, n_minus)) / gamma**2}),
     "ex-adaboost-samme": Answer(
-        lambda K, eps: (K - 1) ** 2 / K * (math.log((1 - eps) / eps) + math.log(K - 1)),
-        {"sklearn": lambda K, eps: 0.5 * (math.log((1 - eps) / eps) + math.log(K - 1)),
-         "two-class": lambda K, eps: (K - 1) ** 2 / K * math.log((1 - eps) / eps)}),
+        lambda K, eps, nu: _samme_factor(K, eps, nu),
+        {"no-shrink": lambda K, eps, nu: _samme_factor(K, eps, 1.0),
+         "power": lambda K, eps, nu: _samme_factor(K, eps, 1.0) ** nu,
+         "chord": lambda K, eps, nu: 1 - nu + nu * _samme_factor(K, eps, 1.0),
+         "two-class": lambda K, eps, nu: _samme_factor(2, eps, nu)}),
     "ex-gb-linear-ols": Answer(
         lambda nu, q: math.log(q) / (2 * math.log(1 - nu)),
         {"not-squared": lambda nu, q: math.log(q) / math.log(1 - nu),

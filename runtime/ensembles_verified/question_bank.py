@@ -152,87 +152,151 @@ _register(Question(
            "no-replacement": "your formula draws without replacement; the draws are independent "
                              "and each may pick any of the N points."},
 ))
+
+
+def _draw_pasting(rng, low, high):
+    """N points and a pasting (or subsample) size n between the shares low and high of N."""
+    N = int(rng.integers(100, 3000))
+    return {"N": N, "n": int(round(N * rng.uniform(low, high)))}
+
+
+_register(Question(
+    "ex-pasting-size",
+    "the (real) number of draws with replacement from N = {N} points whose expected number of "
+    "out-of-bag points equals that of a pasting sample of n = {n} points",
+    book={"N": 1000, "n": 400},
+    draw=lambda rng: _draw_pasting(rng, 0.2, 0.45),
+    precision=("decimals", 2),
+    idea="a point is out of bag for draws with replacement when every draw misses it; set that "
+         "probability equal to the pasting one and solve for the number of draws.",
+    hints={"limit": "your value uses the large-N limit of the out-of-bag probability; at N = {N} "
+                    "the exact one differs by a fraction of a draw, which the answer's precision "
+                    "shows.",
+           "same-size": "your value is the pasting size itself; draws with replacement repeat "
+                        "points, so they pick fewer distinct ones.",
+           "in-for-out": "your value makes the draws pick, on average, as many points as pasting "
+                         "leaves out; compare the probabilities of being out of bag."},
+))
 _register(Question(
     "ex-oob-enough-members",
     "the (real) number of members beyond which the expected number of points without an "
-    "out-of-bag member is at most one, for N = {N}",
-    book={"N": 200},
-    draw=lambda rng: {"N": int(rng.integers(50, 5000))},
-    idea="a point has no out-of-bag member when every one of the M members drew it; the members "
-         "draw independently, so take logarithms.",
-    hints={"limit": "your value uses the large-N limit of the out-of-bag probability; the question "
-                    "is at N = {N}: use the exact probability.",
-           "no-log": "your value divides by the out-of-bag probability itself; the probability "
-                     "that M members all drew the point is a power in M."},
+    "out-of-bag member is at most one, for pasting samples of n = {n} of N = {N} points",
+    book={"N": 200, "n": 120},
+    draw=lambda rng: _draw_pasting(rng, 0.3, 0.9),
+    idea="a point has no out-of-bag member when every one of the M members' samples holds it; "
+         "the members draw independently, so take logarithms.",
+    hints={"bootstrap": "your value is the bootstrap's number of members; these members draw "
+                        "their samples without replacement.",
+           "in-for-out": "your value uses the probability that the point is out of a member's "
+                         "sample where the probability that it is in it belongs.",
+           "no-log": "your value divides by a probability itself; the probability that M members "
+                     "all hold the point is a power in M."},
 ))
 
 # --- chapter 6 -----------------------------------------------------------------------------------
 _register(Question(
     "ex-rf-per-tree",
-    "the probability that every one of the s = {s} internal nodes of a tree is blind when the "
-    "m = {m} candidates are drawn anew at every split, from d = {d} features of which k = {k} "
-    "are informative",
-    book={"d": 12, "k": 2, "m": 3, "s": 15},
+    "the probability that at most j = {j} of the s = {s} internal nodes of a tree have an "
+    "informative candidate when the m = {m} candidates are drawn anew at every split, from "
+    "d = {d} features of which k = {k} are informative",
+    book={"d": 12, "k": 2, "m": 3, "s": 15, "j": 2},
     draw=lambda rng: {"d": int(rng.integers(10, 30)), "k": int(rng.integers(1, 4)),
-                      "m": int(rng.integers(2, 5)), "s": int(rng.integers(3, 16))},
+                      "m": int(rng.integers(2, 5)), "s": int(rng.integers(6, 16)),
+                      "j": int(rng.integers(1, 4))},
     idea="a node is blind when none of its m distinct candidates is informative; the nodes draw "
-         "their candidates independently.",
-    hints={"one-node": "your value is the probability for one node; all s nodes must be blind.",
+         "their candidates independently, so count the nodes that are not blind.",
+    hints={"per-tree": "your value is the per-tree scheme's: there the nodes are blind all "
+                       "together or not at all; here each node draws its own candidates.",
+           "all-blind": "your value counts only the trees with no node that can use the signal; "
+                        "up to j = {j} such nodes are allowed.",
+           "exactly": "your value counts only the trees with exactly j = {j} such nodes; at most "
+                      "j are asked for.",
            "replacement": "your value draws the candidates with replacement; a node's m "
                           "candidates are distinct features."},
 ))
 
 # --- chapter 7 -----------------------------------------------------------------------------------
+_register(Question(
+    "ex-vote-three",
+    "the probability that hard and soft voting disagree when one member gives the second "
+    "class the probability q1 = {q1} and two others give it probabilities drawn independently "
+    "and uniformly on [0, 1]",
+    book={"q1": 0.8},
+    draw=lambda rng: {"q1": round(float(rng.uniform(0.55, 0.95)), 2)},
+    idea="say when each rule picks the second class in terms of the two uniform probabilities: "
+         "both conditions are regions of the unit square, and the answer is an area.",
+    hints={"one-way": "your value counts one of the two ways of disagreeing; the other way is "
+                      "possible too.",
+           "whole-triangle": "your value counts every point where soft voting says class 1; hard "
+                             "voting says class 1 on part of them too.",
+           "three-uniform": "your value treats the first member like the other two; its "
+                            "probability is fixed."},
+))
 
 
-def _draw_accuracies(rng):
-    """Five accuracies, decreasing, none of which dictates the weighted vote alone."""
-    while True:
-        a = np.round(np.sort(rng.uniform(0.55, 0.9, 5))[::-1], 2)
-        w = np.log(a / (1 - a))
-        if w[0] < w[1:].sum() - 0.05:
-            return dict(zip(("a1", "a2", "a3", "a4", "a5"), a.tolist()))
+def _draw_others(rng):
+    """The accuracies of members 2 to 5, decreasing."""
+    a = np.round(np.sort(rng.uniform(0.55, 0.8, 4))[::-1], 2)
+    return dict(zip(("a2", "a3", "a4", "a5"), a.tolist()))
 
 
 _register(Question(
     "ex-vote-weights",
-    "the accuracy of the log-odds weighted vote of five independent members right with "
-    "probabilities ({a1}, {a2}, {a3}, {a4}, {a5})",
-    book={"a1": 0.8, "a2": 0.7, "a3": 0.7, "a4": 0.6, "a5": 0.6},
-    draw=_draw_accuracies,
-    idea="go through the 32 patterns of right and wrong members with their probabilities, and "
-         "add those the weighted vote gets right.",
-    hints={"unweighted": "your value is the unweighted majority's accuracy; each vote counts with "
-                         "its log-odds weight.",
-           "best": "your value is the best member's accuracy; the weighted vote is not that "
-                   "member's vote: the others can outvote it."},
+    "the accuracy a1 of the first member from which on the most accurate rule ignores four "
+    "independent members right with probabilities ({a2}, {a3}, {a4}, {a5})",
+    book={"a2": 0.7, "a3": 0.6, "a4": 0.6, "a5": 0.6},
+    draw=_draw_others,
+    idea="find the pattern of the other members' votes that the first member finds hardest to "
+         "outweigh, and compare the weights there.",
+    hints={"largest-other": "your value compares the first member with the best of the others "
+                            "alone; all four can vote against it together.",
+           "odds-sum": "your value adds the others' odds; the weights that add are the "
+                       "logarithms of the odds."},
 ))
 
 # --- chapter 8 -----------------------------------------------------------------------------------
+
+
+def _draw_classes(rng):
+    """The sizes of a rare and a common class, and an edge."""
+    n_plus = int(rng.integers(10, 200))
+    return {"n_plus": n_plus, "n_minus": int(rng.integers(2 * n_plus, 3000)),
+            "gamma": round(float(rng.uniform(0.03, 0.2)), 3)}
+
+
 _register(Question(
     "ex-adaboost-rounds",
-    "the (real) number of rounds beyond which AdaBoost's training error is zero, for N = {N} "
-    "points and weak learners of edge at least gamma = {gamma}",
-    book={"N": 350, "gamma": 0.07},
-    draw=lambda rng: {"N": int(rng.integers(100, 5000)),
-                      "gamma": round(float(rng.uniform(0.03, 0.2)), 3)},
-    idea="the training error is a multiple of 1/N, so it is zero once its bound falls below 1/N.",
-    hints={"no-two": "your value misses a constant of the exponent of the bound on the training "
-                     "error (the product of the Z_t).",
-           "not-squared": "your value uses the edge to the first power; look at how the bound on "
-                          "Z_t depends on the edge."},
+    "the (real) number of rounds beyond which AdaBoost's training error is zero when it starts "
+    "from class-balanced weights on n_plus = {n_plus} and n_minus = {n_minus} points, with weak "
+    "learners of edge at least gamma = {gamma}",
+    book={"n_plus": 50, "n_minus": 300, "gamma": 0.07},
+    draw=_draw_classes,
+    idea="the proof of the bound does not need uniform starting weights: what does it bound then, "
+         "and how small can that quantity be without being zero?",
+    hints={"uniform": "your value treats the starting weights as uniform; here each class has "
+                      "total weight 1/2.",
+           "heavier": "your value uses the weight of a point of the rare class; the guarantee must "
+                      "reach below the lightest point's weight.",
+           "no-two": "your value misses a constant of the exponent of the bound on the training "
+                     "error (the product of the Z_t)."},
 ))
 _register(Question(
     "ex-adaboost-samme",
-    "the SAMME step beta* of eq-samme-beta for K = {K} classes and weighted error "
-    "epsilon = {eps}",
-    book={"K": 4, "eps": 0.41},
-    draw=lambda rng: {"K": int(rng.integers(3, 8)), "eps": round(float(rng.uniform(0.2, 0.6)), 3)},
-    idea="read eq-samme-beta with this K and epsilon: the step of the exponential loss with K "
-         "classes, each of its factors included.",
-    hints={"sklearn": "your value is the vote of scikit-learn's AdaBoostClassifier; eq-samme-beta "
-                      "is the step of the exponential loss, with a factor of its own in K.",
-           "two-class": "your value leaves out the term that the K - 1 wrong classes add."},
+    "the factor by which one SAMME round with learning rate nu = {nu} multiplies the "
+    "exponential loss, for K = {K} classes and weighted error epsilon = {eps}",
+    book={"K": 4, "eps": 0.41, "nu": 0.5},
+    draw=lambda rng: {"K": int(rng.integers(3, 8)), "eps": round(float(rng.uniform(0.2, 0.6)), 3),
+                      "nu": round(float(rng.uniform(0.1, 0.9)), 2)},
+    idea="the loss after a step, relative to the loss before it, is g of that step (the proof of "
+         "thm-samme); evaluate g at the step the round takes.",
+    hints={"no-shrink": "your value is the factor of the full round; this round takes the step "
+                        "nu beta*.",
+           "power": "your value raises the full round's factor to the power nu; the two "
+                    "exponentials of g do not scale together.",
+           "chord": "your value is the convexity bound between g(0) and g(beta*); the factor is "
+                    "g itself at the step.",
+           "two-class": "your value is the two-class factor with shrinkage; with K classes the "
+                        "step and the exponents of g differ."},
 ))
 
 # --- chapter 9 -----------------------------------------------------------------------------------
