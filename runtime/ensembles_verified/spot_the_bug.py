@@ -297,7 +297,7 @@ def check_fix(label: str, student_fn: Callable, random_state: Any = None) -> Non
     Parameters
     ----------
     label : str
-        The exercise's label, one of :data:`BUGS`.
+        The exercise's label, a key of ``BUGS``.
     student_fn : callable
         Your corrected function, with the same arguments as the one shown.
     random_state : None, int or numpy.random.Generator
