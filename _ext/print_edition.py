@@ -27,6 +27,9 @@ sense on a screen, from the resolved pages (the HTML is not affected):
   long one (a LaTeX ``longtable``, which Sphinx sets in unbreakable ``l`` columns when
   no widths are given), gets wrapping columns, each as wide as its widest word or
   name and the rest in proportion to its text;
+* the solutions of the exercises keep their argument and lose their code, which is the
+  online edition's and the notebooks' (it checks the solution each time the book's
+  tests run); a sentence in the solution says so;
 * the instructors' table of every exercise and the course kit's plans and outlines
   become one sentence each (they are tools for the online edition: sortable, linked,
   regenerated at each build).
@@ -34,7 +37,7 @@ sense on a screen, from the resolved pages (the HTML is not affected):
 It also sets the print typography (``PREAMBLE``): tables one size smaller than the
 text, their cells ragged right; inline code (``n_iter_no_change``,
 ``ex-intro-majority-bound``) may break after ``_ - = (`` as it already does after
-``.`` and ``/``; code in a box (an exercise's solution) may break across pages. The
+``.`` and ``/``; code in a box may break across pages. The
 code's size, the figures' scale and the chapters' starts (no blank pages) are
 ``latex_elements`` of ``_config.yml``.
 """
@@ -255,6 +258,24 @@ def hide_figure_code(doctree: nodes.Element) -> int:
     return hidden
 
 
+SOLUTION_CODE_ONLINE = "The code of this solution, which checks it, is in the online edition."
+
+
+def hide_solution_code(doctree: nodes.Element) -> int:
+    """Every solution of an exercise (sphinx-exercise's ``solution_node``) loses its code
+    blocks and says where they are; how many solutions did."""
+    hidden = 0
+    for solution in list(doctree.findall(lambda n: type(n).__name__ == "solution_node")):
+        blocks = [b for b in solution.findall(nodes.literal_block)]
+        if not blocks:
+            continue
+        for block in blocks:
+            block.parent.remove(block)
+        solution += nodes.paragraph("", "", nodes.emphasis("", SOLUTION_CODE_ONLINE))
+        hidden += 1
+    return hidden
+
+
 def hide_checks(doctree: nodes.Element) -> int:
     """Every code cell loses the statements that only check or glue; a cell left
     without code loses its input. Returns how many cells changed."""
@@ -415,6 +436,7 @@ def print_edition(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         elif _is_chapter(page):
             hide_opening_imports(part)
     hide_figure_code(doctree)
+    hide_solution_code(doctree)
     if hide_checks(doctree):
         say_checks_are_online(doctree, parts)
     lay_out_tables(doctree)

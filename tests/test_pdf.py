@@ -28,8 +28,9 @@ from tools.chapters import ROOT, chapter_notebooks
 book = pytest.mark.book  # read by the stage 'pdf' of dodo.py, after its product is made;
 # the tests of the print edition's rules without a build run with the unit tests
 
-# The printed book: 14 chapters, appendices and 95 exercises with their solutions, on US
-# letter paper. A book over 400 pages is one readers stop printing; the PDF has about 396.
+# The printed book: 16 chapters, appendices and every exercise with its solution's argument
+# (a solution's code is the online edition's), on US letter paper. A book over 400 pages is
+# one readers stop printing.
 PAGE_LIMIT = 400
 # LaTeX reports every box more than 0.1pt too wide or too high. Under 10pt (3.5 mm, under
 # two characters of code), an overrun stays inside the one-inch (72pt) margin, clear of
@@ -120,8 +121,8 @@ _TOP_LEVEL_CHECK = re.compile(r"^\\PYG\{n\}\{(?:claims\}\\PYG\{o\}\{\.\}|glue(?:
 @book
 def test_print_leaves_out_the_checks(pdf):
     """No code cell of the PDF has a top-level call of claims.<...>(...) or glue_numbers(...)
-    (the solutions of exercises keep theirs: checking is their point), and the preface
-    says where the checks are."""
+    (the solutions of exercises print no code at all), and the preface says where the
+    checks are."""
     tex = (ROOT / "_build" / "latex" / "ensembles-verified.tex").read_text(encoding="utf-8")
     cells = re.findall(r"\\begin\{sphinxuseclass\}\{cell_input\}(.*?)\\end\{sphinxuseclass\}",
                        tex, re.S)
@@ -154,6 +155,25 @@ for n in (1, 2):
 glue_numbers(x=x, power=claims.stated_power(1, 0.1))
 print(y)
 """
+
+
+def test_print_leaves_out_the_code_of_solutions():
+    from docutils import nodes
+    from sphinx_exercise.nodes import solution_node
+
+    edition = _print_edition()
+    page = nodes.section()
+    solution = solution_node()
+    solution += nodes.paragraph("", "The argument stays.")
+    solution += nodes.literal_block("assert 1 + 1 == 2", "assert 1 + 1 == 2")
+    bare = solution_node()
+    bare += nodes.paragraph("", "A solution without code.")
+    page += [solution, bare, nodes.literal_block("x = 1", "x = 1")]
+    assert edition.hide_solution_code(page) == 1
+    assert "The argument stays." in solution.astext() and "assert" not in solution.astext()
+    assert edition.SOLUTION_CODE_ONLINE in solution.astext()
+    assert edition.SOLUTION_CODE_ONLINE not in bare.astext()
+    assert "x = 1" in page.astext()  # code outside solutions is printed
 
 
 def test_print_leaves_out_statements_that_only_check_or_glue():

@@ -97,10 +97,27 @@ def normalised(text: str) -> str:
     return " " + " ".join(words(text)) + " "
 
 
+BUG_SOURCE_RE = re.compile(r"^`{3,}\{bug-source\}[ \t]*(\S+)", re.M)
+IMPORT_RE = re.compile(r"^\s*from (ensembles_verified[\w.]*) import ([\w, ]+)", re.M)
+
+
+def generated(text: str) -> str:
+    """What the editions show beside a source's text: the function of each spot-the-bug
+    exercise (``{bug-source}``, made from the package) and, in the notebooks' check cells,
+    one import line per check that a statement imports."""
+    from ensembles_verified.spot_the_bug import bug_source
+
+    parts = [bug_source(label) for label in BUG_SOURCE_RE.findall(text)]
+    parts += [f"from {module} import {name.strip()}" for module, names in IMPORT_RE.findall(text)
+              for name in names.split(",") if name.strip()]
+    return "\n".join(parts)
+
+
 def visible_sources(root: Path = ROOT) -> str:
-    """Every Markdown source of the book, with the solutions removed."""
-    return "\n".join(without_solutions(p.read_text(encoding="utf-8"))
-                     for p in sorted((root / "book").rglob("*.md")))
+    """Every Markdown source of the book, with the solutions removed, and what the
+    editions generate from it (:func:`generated`)."""
+    texts = [without_solutions(p.read_text(encoding="utf-8")) for p in sorted((root / "book").rglob("*.md"))]
+    return "\n".join(texts + [generated(t) for t in texts])
 
 
 def numbered_chapters(root: Path = ROOT) -> list[Path]:
