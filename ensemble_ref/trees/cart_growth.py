@@ -57,9 +57,9 @@ class SquaredError:
 
     def node_stats(self, idx: np.ndarray, node: np.ndarray, n_nodes: int, w: np.ndarray):
         """Sums ``S`` (1, J), weights ``W`` (J,) and impurities of J nodes (``node`` labels ``idx``)."""
-        S = np.bincount(node, weights=self.Z[0, idx], minlength=n_nodes)[None, :]
-        Q = np.bincount(node, weights=self.Q[idx], minlength=n_nodes)
-        W = np.bincount(node, weights=w[idx], minlength=n_nodes)
+        S = np.bincount(node, weights=np.take(self.Z[0], idx), minlength=n_nodes)[None, :]
+        Q = np.bincount(node, weights=np.take(self.Q, idx), minlength=n_nodes)
+        W = np.bincount(node, weights=np.take(w, idx), minlength=n_nodes)
         return S, W, formulas.squared_error_impurity(S[0], Q, W)
 
     @staticmethod
@@ -85,9 +85,9 @@ class ClassCounts:
 
     def node_stats(self, idx: np.ndarray, node: np.ndarray, n_nodes: int, w: np.ndarray):
         """Class counts ``C`` (K, J), weights ``W`` (J,) and impurities of J nodes."""
-        C = np.bincount(self.y[idx] * n_nodes + node, weights=w[idx],
+        C = np.bincount(np.take(self.y, idx) * n_nodes + node, weights=np.take(w, idx),
                         minlength=n_nodes * self.K).reshape(self.K, n_nodes)
-        W = np.bincount(node, weights=w[idx], minlength=n_nodes)
+        W = np.bincount(node, weights=np.take(w, idx), minlength=n_nodes)
         return C, W, self.impurity(C, W, axis=0)
 
     @staticmethod
@@ -181,8 +181,8 @@ def _sorted_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray
     start, plen = level.start[pair_node], level.size[pair_node]
     if S is None:
         return data.sort_segments(members, start, plen, pair_feat)
-    samples = S.ravel()[segment_ranges(pair_feat * S.shape[1] + start, plen)]
-    return samples, data.XT.ravel()[np.repeat(pair_feat * data.n_samples, plen) + samples]
+    samples = np.take(S, segment_ranges(pair_feat * S.shape[1] + start, plen))
+    return samples, np.take(data.XT, np.repeat(pair_feat * data.n_samples, plen) + samples)
 
 
 def _search_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray, level: _Open,
@@ -218,8 +218,8 @@ def _first_nonconstant(data, members, level, nodes, features) -> np.ndarray:
     k = features.shape[1]
     pair_node, pair_feat = np.repeat(nodes, k), features.ravel()
     plen = level.size[pair_node]
-    vals = data.XT.ravel()[np.repeat(pair_feat * data.n_samples, plen)
-                           + members[segment_ranges(level.start[pair_node], plen)]]
+    vals = np.take(data.XT, np.repeat(pair_feat * data.n_samples, plen)
+                   + np.take(members, segment_ranges(level.start[pair_node], plen)))
     pstart = np.cumsum(plen) - plen
     lo, hi = np.minimum.reduceat(vals, pstart), np.maximum.reduceat(vals, pstart)
     nonconstant = (hi > lo + FEATURE_THRESHOLD).reshape(nodes.size, k)
@@ -236,28 +236,29 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
     E = samples.size
     Zc = np.zeros((crit.Z.shape[0], E + 1), dtype=crit.Z.dtype)
     for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
-        np.cumsum(Z_k[samples], out=Zc_k[1:])
+        np.cumsum(np.take(Z_k, samples), out=Zc_k[1:])
     between = np.empty(E, dtype=bool)  # a threshold between x[e - 1] and x[e] separates them
     between[0] = False
     np.greater(x[1:], x[:-1] + FEATURE_THRESHOLD, out=between[1:])
     between[pstart] = False  # the first position of a pair leaves its left side empty
     e = np.flatnonzero(between)  # split before position e
-    pair = np.repeat(np.arange(pair_node.size), plen)[e]
-    first = pstart[pair]
+    pair = np.take(np.repeat(np.arange(pair_node.size), plen), e)
+    first = np.take(pstart, pair)
     NL = e - first  # points left of the threshold
-    SL = (Zc[:, e] - Zc[:, first]).astype(float, copy=False)
+    SL = (np.take(Zc, e, axis=1) - np.take(Zc, first, axis=1)).astype(float, copy=False)
     if unit_weights:
         WL = NL.astype(float)  # left sums
     else:
         wv = w if crit.w_int is None else crit.w_int
         Wc = np.zeros(E + 1, dtype=wv.dtype)
-        np.cumsum(wv[samples], out=Wc[1:])
-        WL = (Wc[e] - Wc[first]).astype(float, copy=False)
-    SR = level.T[:, pair_node[pair]] - SL  # S_R = S_t - S_L
-    WR = level.W[pair_node[pair]] - WL
+        np.cumsum(np.take(wv, samples), out=Wc[1:])
+        WL = (np.take(Wc, e) - np.take(Wc, first)).astype(float, copy=False)
+    node = np.take(pair_node, pair)
+    SR = np.take(level.T, node, axis=1) - SL  # S_R = S_t - S_L
+    WR = np.take(level.W, node) - WL
     if not (msl == 1 and (unit_weights or crit.w_int is not None)):
         # (whole positive weights and msl = 1: both sides have a point, so W_L, W_R > 0)
-        ok = (NL >= msl) & (plen[pair] - NL >= msl) & (WL > 0) & (WR > 0)
+        ok = (NL >= msl) & (np.take(plen, pair) - NL >= msl) & (WL > 0) & (WR > 0)
         e, SL, WL, SR, WR = e[ok], SL[:, ok], WL[ok], SR[:, ok], WR[ok]
     proxy = np.full(E, -np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -49,8 +49,9 @@ class Candidates:
     score: np.ndarray | None = None
 
     def take(self, i: np.ndarray) -> Candidates:
-        return Candidates(self.node[i], self.key[i], self.feature[i], self.code[i],
-                          self.next_code[i], self.sums[:, i], None if self.score is None else self.score[i])
+        score = None if self.score is None else np.take(self.score, i)
+        return Candidates(*(np.take(a, i) for a in (self.node, self.key, self.feature, self.code,
+                                                    self.next_code)), np.take(self.sums, i, axis=1), score)
 
     @staticmethod
     def join(parts: list[Candidates], n_rows: int) -> Candidates:
@@ -61,14 +62,19 @@ class Candidates:
                             for f in ("node", "key", "feature", "code", "next_code", "sums", "score")))
 
 
-def first_best(node: np.ndarray, key: np.ndarray, score: np.ndarray) -> np.ndarray:
+def first_best(node: np.ndarray, key: np.ndarray, score: np.ndarray, ordered: bool = False
+               ) -> np.ndarray:
     """The best candidate of each node (candidates grouped by node), by position: the
-    highest score, the lowest key of those (the first in visit order, then the lowest code)."""
+    highest score, the lowest key of those (the first in visit order, then the lowest code).
+    ``ordered``: the keys increase within each node, so the first highest score is the one."""
     if node.size == 0:
         return np.zeros(0, dtype=np.intp)
     start = np.flatnonzero(np.r_[True, node[1:] != node[:-1]])
     length = np.diff(np.r_[start, node.size])
     best = np.maximum.reduceat(score, start)
+    if ordered and not np.isnan(best).any():
+        hit = np.flatnonzero(score == np.repeat(best, length))  # each node has one at least
+        return np.take(hit, np.searchsorted(hit, start))[best > -np.inf]
     none = np.iinfo(np.intp).max
     key = np.where((score == np.repeat(best, length)) & (score > -np.inf), key, none)
     lowest = np.minimum.reduceat(key, start)
@@ -91,7 +97,7 @@ def segment_cumsum(x: np.ndarray, counts: np.ndarray, exact: bool = False) -> np
         if (exact and scale == 2.0) or (not exact and np.abs(x).sum() * scale < 2.0**53
                                          and np.array_equal(x * scale, np.round(x * scale))):
             P = np.cumsum((x * scale).astype(np.int64), axis=1)
-            before = np.where(starts > 0, P[:, np.maximum(starts - 1, 0)], 0)
+            before = np.where(starts > 0, np.take(P, np.maximum(starts - 1, 0), axis=1), 0)
             return (P - np.repeat(before, counts, axis=1)) / scale
     out = np.empty_like(x)
     width = 1 << np.ceil(np.log2(np.maximum(counts, 1))).astype(np.int64)
@@ -101,7 +107,7 @@ def segment_cumsum(x: np.ndarray, counts: np.ndarray, exact: bool = False) -> np
         step = at - np.repeat(starts[seg], counts[seg])
         col = np.repeat(np.arange(seg.size), counts[seg])
         block = np.zeros((w, seg.size, x.shape[0]))
-        block[step, col] = x[:, at].T
+        block[step, col] = np.take(x, at, axis=1).T
         np.cumsum(block, axis=0, out=block)
         out[:, at] = block[step, col].T
     return out
@@ -109,12 +115,11 @@ def segment_cumsum(x: np.ndarray, counts: np.ndarray, exact: bool = False) -> np
 
 def product_sums(therm: Thermometer, rows: np.ndarray, sample: np.ndarray, starts: np.ndarray,
                  sizes: np.ndarray) -> np.ndarray:
-    """Left sums (rows, nodes, columns) of every thermometer column of every node: for
-    each statistic, the sparse node-by-sample matrix times the thermometer matrix."""
+    """Left sums (one array (nodes, columns) per row) of every thermometer column of every
+    node: for each statistic, the sparse node-by-sample matrix times the thermometer matrix."""
     indptr = np.append(starts, starts[-1] + sizes[-1])
     shape = (starts.size, therm.X.shape[0])
-    return np.stack([scipy.sparse.csr_matrix((r, sample, indptr), shape=shape) @ therm.X
-                     for r in rows])
+    return [scipy.sparse.csr_matrix((r, sample, indptr), shape=shape) @ therm.X for r in rows]
 
 
 def product_candidates(coded: ValueCodes, therm: Thermometer, L: np.ndarray, occupied: np.ndarray,
@@ -130,24 +135,23 @@ def product_candidates(coded: ValueCodes, therm: Thermometer, L: np.ndarray, occ
     """
     width = coded.n_values[pair_feat] - 1
     first = pair_node * occupied.shape[1] + therm.column_start[pair_feat]
-    occ = occupied.ravel()
     if width.max() == 1:  # binary features: one column each
-        at, code, node, p = first, np.zeros(first.size, dtype=np.intp), pair_node, np.arange(first.size)
-        left = occ[at]
-        i = np.flatnonzero((left > 0) & (left < total[node]))
+        p, code = np.arange(first.size), np.zeros(first.size, dtype=np.intp)
+        at, below = first, 0
     else:
-        at = segment_ranges(first, width)  # the pairs' columns in the flat (nodes, columns)
-        code = at - np.repeat(first, width)
-        left = occ[at]
-        below = np.where(code > 0, occ[at - 1], 0)
-        node = np.repeat(pair_node, width)
-        p = np.repeat(np.arange(pair_node.size), width)
-        i = np.flatnonzero((left > below) & (left < total[node]))
-    node, p, c, sums = node[i], p[i], code[i], L.reshape(L.shape[0], -1)[:, at[i]]
-    key = pair_rank[p] * key_width + c
+        p = np.repeat(np.arange(pair_node.size), width)  # the pair of each column
+        code = np.arange(p.size) - np.take(np.cumsum(width) - width, p)
+        at = np.take(first, p) + code  # the pairs' columns in the flat (nodes, columns)
+        below = np.where(code > 0, np.take(occupied, at - 1), 0)
+    node = np.take(pair_node, p)
+    left = np.take(occupied, at)
+    i = np.flatnonzero((left > below) & (left < np.take(total, node)))
+    node, p, c, at = np.take(node, i), np.take(p, i), np.take(code, i), np.take(at, i)
+    sums = np.stack([np.take(S, at) for S in L])
+    key = np.take(pair_rank, p) * key_width + c
     pick, score = keep(node, key, sums)
     cands = Candidates(node[pick], key[pick], pair_feat[p[pick]], c[pick], np.full(pick.size, -1),
-                       sums[:, pick], score)
+                       np.take(sums, pick, axis=1), score)
     return cands, np.bincount(p, minlength=pair_node.size) > 0
 
 
@@ -193,25 +197,68 @@ def bincount_candidates(coded: ValueCodes, table: np.ndarray, fold: int, histogr
     n_bins per row) of the level's samples ``at`` in their (folded) ``bins``; row ``occupancy``
     counts (or weighs, in whole numbers) the samples. A pair with more codes than ``SPARSE``
     times its samples has its codes sorted instead (its histogram would be mostly empty); the
-    pairs are taken a chunk at a time.
+    pairs are taken a chunk at a time, those of nodes that search k features the same way as
+    blocks (samples, k).
     """
     plen = sizes[pair_node]
     sparse = coded.n_values[pair_feat] > SPARSE * plen
     parts, varies = [], np.zeros(pair_node.size, dtype=bool)
-    for group, bins in ((np.flatnonzero(~sparse), _dense_bins), (np.flatnonzero(sparse), _sorted_bins)):
-        ends = np.cumsum(plen[group])
-        cuts = np.searchsorted(ends, np.arange(CHUNK, ends[-1] if ends.size else 0, CHUNK))
-        for a, b in zip(np.r_[0, cuts], np.r_[cuts, group.size]):
-            if b > a:
-                p = group[a:b]
-                at = segment_ranges(starts[pair_node[p]], plen[p])
-                code = table.ravel()[np.repeat(pair_feat[p] * coded.n_samples, plen[p]) + sample[at]]
-                pair, code, H = bins(histogram, occupancy, coded.n_values[pair_feat[p]], plen[p], at,
-                                     code, fold)
-                c, varies[p] = _candidates(coded, pair, code, H, exact, p, pair_node, pair_rank,
-                                           pair_feat, key_width, keep)
-                parts.append(c)
+    whole = np.zeros(pair_node.size, dtype=bool)  # pairs of nodes searched as (samples, k) blocks
+    k = _pairs_per_node(pair_node)
+    if k:
+        whole = np.repeat(~sparse.reshape(-1, k).any(axis=1), k)
+        for p in _chunks(plen, np.flatnonzero(whole), k):
+            pair, code, H = _block_bins(coded, table, fold, histogram, occupancy, sample, starts,
+                                        sizes, pair_node[p][::k], pair_feat[p].reshape(-1, k))
+            c, varies[p] = _candidates(coded, pair, code, H, exact, p, pair_node, pair_rank,
+                                       pair_feat, key_width, keep)
+            parts.append(c)
+    for group, bins in ((np.flatnonzero(~sparse & ~whole), _dense_bins),
+                        (np.flatnonzero(sparse & ~whole), _sorted_bins)):
+        for p in _chunks(plen, group):
+            at = segment_ranges(starts[pair_node[p]], plen[p])
+            code = np.take(table, np.repeat(pair_feat[p] * coded.n_samples, plen[p]) + np.take(sample, at))
+            pair, code, H = bins(histogram, occupancy, coded.n_values[pair_feat[p]], plen[p], at,
+                                 code, fold)
+            c, varies[p] = _candidates(coded, pair, code, H, exact, p, pair_node, pair_rank,
+                                       pair_feat, key_width, keep)
+            parts.append(c)
     return Candidates.join(parts, parts[0].sums.shape[0] if parts else 0), varies
+
+
+def _pairs_per_node(pair_node: np.ndarray) -> int:
+    """The number of pairs of every node when it is the same for all (0 otherwise)."""
+    if pair_node.size == 0:
+        return 0
+    runs = np.diff(np.flatnonzero(np.r_[True, pair_node[1:] != pair_node[:-1], True]))
+    return int(runs[0]) if (runs == runs[0]).all() else 0
+
+
+def _chunks(plen: np.ndarray, group: np.ndarray, k: int = 1):
+    """``group`` (pairs) in runs of about ``CHUNK`` samples, cut between runs of ``k`` pairs."""
+    ends = np.cumsum(plen[group])
+    cuts = np.searchsorted(ends, np.arange(CHUNK, ends[-1] if ends.size else 0, CHUNK))
+    cuts = np.unique(cuts - cuts % k)
+    for a, b in zip(np.r_[0, cuts], np.r_[cuts, group.size]):
+        if b > a:
+            yield group[a:b]
+
+
+def _block_bins(coded, table, fold, histogram, occupancy, sample, starts, sizes, nodes, feats):
+    """The non-empty bins (pair, code, sums) of the pairs of ``nodes`` with the features
+    ``feats`` (nodes, k): every feature's codes of a node's samples read as one block."""
+    k = feats.shape[1]
+    n_values = coded.n_values[feats]
+    base = np.cumsum(n_values).reshape(feats.shape) - n_values  # the bins of pair (node, slot)
+    e = segment_ranges(starts[nodes], sizes[nodes])
+    owner = np.repeat(np.arange(nodes.size), sizes[nodes])
+    index = np.take(feats * coded.n_samples, owner, axis=0)
+    index += np.take(sample, e)[:, None]
+    bins = np.take(table, index) + np.take(base * fold, owner, axis=0)
+    H = histogram(bins.ravel(), np.repeat(e, k), int(n_values.sum()))
+    ne = np.flatnonzero(H[occupancy] > 0)
+    pair = np.searchsorted(base.ravel(), ne, side="right") - 1
+    return pair, ne - np.take(base, pair), np.stack([np.take(h, ne) for h in H])
 
 
 def _dense_bins(histogram, occupancy, n_values, plen, at, code, fold):
@@ -220,7 +267,7 @@ def _dense_bins(histogram, occupancy, n_values, plen, at, code, fold):
     H = histogram(np.repeat(base * fold, plen) + code, at, int(n_values.sum()))
     ne = np.flatnonzero(H[occupancy] > 0)
     pair = np.searchsorted(base, ne, side="right") - 1
-    return pair, ne - base[pair], np.stack([h[ne] for h in H])
+    return pair, ne - np.take(base, pair), np.stack([np.take(h, ne) for h in H])
 
 
 def _sorted_bins(histogram, occupancy, n_values, plen, at, code, fold):
@@ -234,7 +281,7 @@ def _sorted_bins(histogram, occupancy, n_values, plen, at, code, fold):
     np.not_equal(key[1:], key[:-1], out=new[1:])
     run = np.cumsum(new) - 1
     first = key[new]
-    H = histogram(run * fold + code[where] % fold, at[where], int(run[-1]) + 1)
+    H = histogram(run * fold + np.take(code, where) % fold, np.take(at, where), int(run[-1]) + 1)
     return first >> 16, first & (2**16 - 1), np.stack(H)
 
 
@@ -244,15 +291,16 @@ def _candidates(coded, pair, code, H, exact, p, pair_node, pair_rank, pair_feat,
     feature takes several values."""
     counts = np.bincount(pair, minlength=p.size)
     P = segment_cumsum(H, counts, exact)
-    f = pair_feat[p][pair]
+    f = np.take(pair_feat[p], pair)
     value = coded.value(f, code)
     ok = (pair[1:] == pair[:-1]) & (value[1:] > value[:-1] + FEATURE_THRESHOLD)
     i = np.flatnonzero(ok)
-    q = p[pair[i]]
-    node, key, sums = pair_node[q], pair_rank[q] * key_width + code[i], P[:, i]
+    q = np.take(p, np.take(pair, i))
+    node, key, sums = np.take(pair_node, q), np.take(pair_rank, q) * key_width + code[i], np.take(P, i, axis=1)
     pick, score = keep(node, key, sums)
-    i = i[pick]
+    i = np.take(i, pick)
     last = np.cumsum(counts) - 1  # every pair has a non-empty bin
     first = last - counts + 1
-    return (Candidates(node[pick], key[pick], f[i], code[i], code[i + 1], sums[:, pick], score),
-            value[last] > value[first] + FEATURE_THRESHOLD)
+    cands = Candidates(np.take(node, pick), np.take(key, pick), np.take(f, i), np.take(code, i),
+                       np.take(code, i + 1), np.take(sums, pick, axis=1), score)
+    return cands, np.take(value, last) > np.take(value, first) + FEATURE_THRESHOLD

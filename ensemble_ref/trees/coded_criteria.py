@@ -44,7 +44,7 @@ class CodedSquaredError:
     def histogram(rows, bins, at, n_bins, counts: bool) -> list:
         """Sums (one array per row) of the rows of the samples ``at`` in their ``bins``, then
         their counts."""
-        sums = [np.bincount(bins, weights=r[at], minlength=n_bins) for r in rows[:2]]
+        sums = [np.bincount(bins, weights=np.take(r, at), minlength=n_bins) for r in rows[:2]]
         return sums + [np.bincount(bins, minlength=n_bins)] * counts
 
     @staticmethod
@@ -98,7 +98,7 @@ class CodedClassCounts:
         """Class weights, weights (then counts) of the bins, one array each; ``bins``:
         bin * K + class."""
         K = self.n_sums
-        H = np.bincount(bins, weights=rows[K][at], minlength=n_bins * K).reshape(n_bins, K)
+        H = np.bincount(bins, weights=np.take(rows[K], at), minlength=n_bins * K).reshape(n_bins, K)
         sums = [H[:, k] for k in range(K)] + [H.sum(axis=1)]
         if counts:
             sums.append(np.bincount(bins, minlength=n_bins * K).reshape(n_bins, K).sum(axis=1))

@@ -37,7 +37,7 @@ from .value_codes import ValueCodes
 
 __all__ = ["grow_coded"]
 
-SUBTRACT = 32  # children's product sums by subtraction when their parent holds this many samples
+SUBTRACT = 128  # children's product sums by subtraction when their parent holds this many samples
 PRODUCT_COST = 20.0  # a feature joins the product when (values - 1) * rows <= this * m / d
 
 
@@ -55,7 +55,7 @@ class _Level:
     sample: np.ndarray
     w: np.ndarray
     t: np.ndarray
-    L: np.ndarray | None = None  # the product sums of the nodes, when there are product features
+    L: list | None = None  # the product sums of the nodes (one array per row), with product features
     known: np.ndarray | None = None  # the nodes whose product sums L holds
 
 
@@ -137,8 +137,10 @@ def _visit_order(level: _Level, rngs: list, d: int, draw: bool) -> np.ndarray:
     if not draw:
         return np.broadcast_to(np.arange(d), (level.ids.size, d))
     bounds = np.searchsorted(level.tree, np.arange(len(rngs) + 1))
-    u = [rngs[t].random((b - a, d)) for t, (a, b) in enumerate(zip(bounds[:-1], bounds[1:])) if b > a]
-    return np.argsort(np.concatenate(u), axis=1)
+    u = np.empty((level.ids.size, d))
+    for t in np.flatnonzero(np.diff(bounds)):
+        rngs[t].random(out=u[bounds[t]:bounds[t + 1]])  # what rng.random((J_t, d)) draws
+    return np.argsort(u, axis=1)
 
 
 def _choose(coded, crit, plan: _Plan, level: _Level, rows, rngs, p: GrowParams):
@@ -181,11 +183,13 @@ def _pair_candidates(coded, crit, plan: _Plan, level: _Level, rows, product, kee
     L, occupied, total = product
     in_product = plan.in_product[pf]
     parts, varies = [], np.zeros(pn.size, dtype=bool)
-    if in_product.any():
-        c, v = product_candidates(coded, plan.therm, L, occupied, total, pn[in_product],
-                                  pr[in_product], pf[in_product], plan.key_width, keep)
-        parts.append(c)
-        varies[in_product] = v
+    binary = coded.n_values[pf] == 2
+    for group in (in_product & binary, in_product & ~binary):  # (two values: one column each)
+        if group.any():
+            c, v = product_candidates(coded, plan.therm, L, occupied, total, pn[group], pr[group],
+                                      pf[group], plan.key_width, keep)
+            parts.append(c)
+            varies[group] = v
     if not in_product.all():
         rest = ~in_product
         c, v = bincount_candidates(coded, crit.code_table(coded), crit.fold,
@@ -203,17 +207,19 @@ def _scorer(crit, plan: _Plan, level: _Level, p: GrowParams):
 
     def keep(j, key, sums):
         SL, WL = sums[:plan.n_sums], sums[plan.n_sums]
-        SR, WR = level.T[:, j] - SL, level.W[j] - WL
-        score = np.full(j.size, -np.inf)
-        ok = slice(None)
-        if not (msl == 1 and plan.whole):
+        SR, WR = np.take(level.T, j, axis=1) - SL, np.take(level.W, j) - WL
+        if msl == 1 and plan.whole:
             # (whole positive weights and msl = 1: both sides have a sample, so W_L, W_R > 0)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                score = crit.proxy(SL, WL, SR, WR)
+        else:
             NL = sums[plan.n_sums + 1] if plan.counts else WL  # unit weights: counts are weights
-            ok = (NL >= msl) & (level.size[j] - NL >= msl) & (WL > 0) & (WR > 0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            score[ok] = crit.proxy(SL[:, ok], WL[ok], SR[:, ok], WR[ok])
-        pick = first_best(j, key, score)
-        return pick, score[pick]
+            ok = (NL >= msl) & (np.take(level.size, j) - NL >= msl) & (WL > 0) & (WR > 0)
+            score = np.full(j.size, -np.inf)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                score[ok] = crit.proxy(SL[:, ok], WL[ok], SR[:, ok], WR[ok])
+        pick = first_best(j, key, score, ordered=True)  # (in a node: visit order, then code)
+        return pick, np.take(score, pick)
     return keep
 
 
@@ -227,13 +233,17 @@ def _split(coded, crit, plan: _Plan, level: _Level, rows, chosen, rec: NodeRecor
         return _Level(*(np.zeros(0, dtype=np.intp) for _ in range(4)), level.T[:, :0], level.W[:0],
                       level.sample[:0], level.w[:0], level.t[:0])
     rec.record_splits(level.ids[node], f, midpoint32(coded.value(f, code), coded.value(f, nxt)))
-    split_rank = np.full(level.ids.size, n_split)  # n_split: a node that does not split
-    split_rank[node] = np.arange(n_split)
-    owner = split_rank[np.repeat(np.arange(level.ids.size), level.size)]
-    right = coded.codes.ravel()[f[np.minimum(owner, n_split - 1)] * coded.n_samples + level.sample]
-    child = 2 * owner + (right > code[np.minimum(owner, n_split - 1)])  # left, right, left, ...
+    J = level.ids.size
+    first_child = np.full(J, 2 * n_split)  # (2 n_split: the samples of nodes that do not split)
+    first_child[node] = 2 * np.arange(n_split)
+    column, highest_left = np.zeros(J, dtype=np.intp), np.full(J, np.iinfo(np.intp).max)
+    column[node], highest_left[node] = f * coded.n_samples, code
+    owner = np.repeat(np.arange(J), level.size)  # (np.take of a node's array: the fastest gather)
+    right = (np.take(coded.codes.ravel(), np.take(column, owner) + level.sample)
+             > np.take(highest_left, owner))
+    child = np.take(first_child, owner) + right  # left, right, left, ...
     if plan.exact:  # sums of whole numbers: the children's are the chosen candidate's, exactly
-        cT, cW, cimp = crit.children_stats(left, level.T[:, node], level.W[node], rows, level.t,
+        cT, cW, cimp = crit.children_stats(left, np.take(level.T, node, axis=1), level.W[node], rows, level.t,
                                            child, 2 * n_split)
     else:  # (else summed again, each from its samples, so that a pure child has impurity 0)
         with np.errstate(divide="ignore", invalid="ignore"):  # the last two: nodes not split
@@ -248,23 +258,24 @@ def _split(coded, crit, plan: _Plan, level: _Level, rows, chosen, rec: NodeRecor
     L = _children_sums(plan, level, rows, child, cn, node, o) if plan.therm is not None else None
     sample, w, t = _move(level, child, opened, cn)
     return _Level(level.tree[node].repeat(2)[o], ids[o], np.cumsum(cn[o]) - cn[o], cn[o],
-                  cT[:, o], cW[o], sample, w, t, *(L or (None, None)))
+                  np.take(cT, o, axis=1), cW[o], sample, w, t, *(L or (None, None)))
 
 
 def _complete_sums(plan: _Plan, level: _Level, rows) -> None:
     """The product sums of the nodes whose sums are not known yet (the roots, the children of
     small nodes), from their samples."""
     if level.L is None:
-        level.L = np.empty((plan.n_rows, level.ids.size, plan.therm.X.shape[1]))
+        level.L = [np.empty((level.ids.size, plan.therm.X.shape[1])) for _ in range(plan.n_rows)]
         level.known = np.zeros(level.ids.size, dtype=bool)
     todo = np.flatnonzero(~level.known)
     if todo.size == level.ids.size:
-        level.L[:] = product_sums(plan.therm, rows, level.sample, level.start, level.size)
+        level.L = product_sums(plan.therm, rows, level.sample, level.start, level.size)
     elif todo.size:
         e = segment_ranges(level.start[todo], level.size[todo])
-        level.L[:, todo] = product_sums(plan.therm, rows[:, e], level.sample[e],
-                                        np.cumsum(level.size[todo]) - level.size[todo],
-                                        level.size[todo])
+        sums = product_sums(plan.therm, np.take(rows, e, axis=1), level.sample[e],
+                            np.cumsum(level.size[todo]) - level.size[todo], level.size[todo])
+        for L, S in zip(level.L, sums):
+            L[todo] = S
 
 
 def _children_sums(plan: _Plan, level: _Level, rows, child, cn, node, o):
@@ -273,37 +284,40 @@ def _children_sums(plan: _Plan, level: _Level, rows, child, cn, node, o):
     smaller child's; and which children have them (the others', from their own samples at
     the next level, cost less than the subtraction)."""
     big = level.size[node] >= SUBTRACT
-    out = np.empty((plan.n_rows, o.size, plan.therm.X.shape[1]))
     known = big[o // 2]
-    if big.any():
-        small = 2 * np.flatnonzero(big) + (cn[1::2] < cn[0::2])[big]
-        is_small = np.zeros(2 * node.size + 2, dtype=bool)
-        is_small[small] = True
-        e = np.flatnonzero(is_small[child])  # node by node: each small child's samples in a row
-        Ls = product_sums(plan.therm, rows[:, e], level.sample[e], np.cumsum(cn[small]) - cn[small],
-                          cn[small])
-        k = np.flatnonzero(known)
-        out[:, k] = Ls[:, (np.cumsum(big) - 1)[o[k] // 2]]  # child c of split c // 2
-        large = k[~is_small[o[k]]]
-        out[:, large] = level.L[:, node[o[large] // 2]] - out[:, large]
+    if not big.any():
+        return [np.empty((o.size, plan.therm.X.shape[1])) for _ in range(plan.n_rows)], known
+    small = 2 * np.flatnonzero(big) + (cn[1::2] < cn[0::2])[big]
+    is_small = np.zeros(2 * node.size + 2, dtype=bool)
+    is_small[small] = True
+    e = np.flatnonzero(np.take(is_small, child))  # node by node: each small child's samples in a row
+    sums = product_sums(plan.therm, np.take(rows, e, axis=1), level.sample[e],
+                        np.cumsum(cn[small]) - cn[small], cn[small])
+    at = np.where(known, np.cumsum(big)[o // 2] - 1, 0)  # child c of split c // 2
+    large = np.flatnonzero(known & ~is_small[o])
+    out = []
+    for S, L in zip(sums, level.L):
+        C = np.take(S, at, axis=0)
+        C[large] = np.take(L, node[o[large] // 2], axis=0) - C[large]
+        out.append(C)
     return out, known
 
 
 def _move(level: _Level, child, opened, cn) -> list[np.ndarray]:
     """The samples (and weights, targets) of the open children, each child's in a segment of
     its own in the same order as before: left child, then right child, node by node."""
-    e = np.flatnonzero(np.append(opened, [False, False])[child])
-    child = child[e]
+    e = np.flatnonzero(np.take(np.append(opened, [False, False]), child))
+    child = np.take(child, e)
     size = np.where(opened, cn, 0)
-    is_left = child % 2 == 0
+    is_left = (child & 1) == 0
     n_left = np.cumsum(is_left)
     rank = np.where(is_left, n_left, np.arange(1, e.size + 1) - n_left) - 1
     lefts, rights = size[0::2], size[1::2]
     offset = np.empty(size.size, dtype=np.intp)
     offset[0::2] = np.cumsum(rights) - rights  # left child: right samples of earlier nodes
     offset[1::2] = np.cumsum(lefts)  # right child: left samples up to its own node
-    dest = offset[child] + rank
+    dest = np.take(offset, child) + rank
     moved = [np.empty(e.size, dtype=a.dtype) for a in (level.sample, level.w, level.t)]
     for new, old in zip(moved, (level.sample, level.w, level.t)):
-        new[dest] = old[e]
+        new[dest] = np.take(old, e)
     return moved

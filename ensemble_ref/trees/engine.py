@@ -114,10 +114,10 @@ class SortedColumns:
         N = self.n_samples
         flat_feature = np.repeat(features.astype(np.int64) * N, lengths)
         pair_offset = np.repeat(np.arange(features.size, dtype=np.int64) * N, lengths)
-        key = pair_offset + self.rank.ravel()[flat_feature + members[segment_ranges(starts, lengths)]]
+        key = pair_offset + np.take(self.rank, flat_feature + np.take(members, segment_ranges(starts, lengths)))
         key.sort()  # segments stay in place: only the ranks inside each one are reordered
         flat = flat_feature + (key - pair_offset)
-        return self.order.ravel()[flat], self.sorted_values.ravel()[flat]
+        return np.take(self.order, flat), np.take(self.sorted_values, flat)
 
 
 def exact_integers(w: np.ndarray) -> np.ndarray | None:
@@ -160,7 +160,7 @@ def partition(S: np.ndarray, key: np.ndarray, n_keep: int) -> np.ndarray:
     """
     S_new = np.empty((S.shape[0], n_keep), dtype=S.dtype)
     for j in range(S.shape[0]):
-        S_new[j] = S[j][np.argsort(key[S[j]], kind="stable")[:n_keep]]
+        S_new[j] = np.take(S[j], np.argsort(np.take(key, S[j]), kind="stable")[:n_keep])
     return S_new
 
 

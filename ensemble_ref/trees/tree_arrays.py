@@ -49,11 +49,10 @@ def assemble_trees(rec: NodeRecords, n_trees: int, d: int) -> list[dict]:
     """The breadth-first records as the arrays of ``n_trees`` trees, each numbered in pre-order."""
     tree, parent, is_left, depth = (rec.field(f) for f in ("tree", "parent", "is_left", "depth"))
     n_nodes = tree.size
+    # children are recorded in pairs, the left one first: a right child's id is its sibling's + 1
+    lefts = np.flatnonzero(is_left)
     left = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
-    right = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
-    child = np.flatnonzero(parent >= 0)
-    left[parent[child[is_left[child]]]] = child[is_left[child]]
-    right[parent[child[~is_left[child]]]] = child[~is_left[child]]
+    left[np.take(parent, lefts)] = lefts
     feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
     threshold = np.full(n_nodes, float(TREE_UNDEFINED))
     if rec.split_nodes:
@@ -64,20 +63,24 @@ def assemble_trees(rec: NodeRecords, n_trees: int, d: int) -> list[dict]:
     # (ids are breadth-first over all trees, so each depth is a contiguous range)
     inner = left != TREE_LEAF
     bounds = np.searchsorted(depth, np.arange(depth.max() + 2))
-    levels = [np.arange(bounds[k], bounds[k + 1]) for k in range(depth.max() + 1)]
-    levels = [at[inner[at]] for at in levels]
+    levels = [a + np.flatnonzero(inner[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
     size = np.ones(n_nodes, dtype=np.intp)
     for at in reversed(levels):
-        size[at] += size[left[at]] + size[right[at]]
+        child = np.take(left, at)
+        size[at] += np.take(size, child) + np.take(size, child + 1)
     pre = np.zeros(n_nodes, dtype=np.intp)  # roots: 0
     for at in levels:
-        pre[left[at]] = pre[at] + 1
-        pre[right[at]] = pre[at] + 1 + size[left[at]]
+        child, below = np.take(left, at), np.take(pre, at) + 1
+        pre[child] = below
+        pre[child + 1] = below + np.take(size, child)
 
     per_tree = np.bincount(tree, minlength=n_trees)
     first = np.cumsum(per_tree) - per_tree
-    dest = first[tree] + pre  # position of every node among all trees' pre-ordered nodes
-    local = np.where(inner, pre[np.maximum(left, 0)], TREE_LEAF), np.where(inner, pre[right], TREE_LEAF)
+    dest = np.take(first, tree) + pre  # position of every node among all trees' pre-ordered nodes
+    child = np.maximum(left, 0)
+    pre_left = np.take(pre, child)
+    local = (np.where(inner, pre_left, TREE_LEAF),
+             np.where(inner, pre_left + np.take(size, child), TREE_LEAF))  # the right child follows the left subtree
 
     def reorder(a):
         out = np.empty_like(a)

@@ -70,7 +70,7 @@ class ValueCodes:
 
     def value(self, feature: np.ndarray, code: np.ndarray) -> np.ndarray:
         """The float32 value of ``code`` of ``feature`` (arrays of the same shape)."""
-        return self.values[self.value_start[feature] + code]
+        return np.take(self.values, np.take(self.value_start, feature) + code)
 
     def thermometer(self, features: np.ndarray) -> Thermometer:
         """The thermometer matrix of ``features`` (built once per fit and feature set)."""
@@ -88,12 +88,16 @@ class Thermometer:
     X : ndarray of float64, shape (n_samples, n_columns)
     column_start : ndarray of int, shape (n_features,)
         First column of each feature of the matrix (-1 for the others).
+    column_feature, column_code : ndarray of int, shape (n_columns,)
+        The feature ``j`` and the code ``c`` of each column.
     """
 
     def __init__(self, coded: ValueCodes, features: np.ndarray) -> None:
         width = coded.n_values[features] - 1
         self.column_start = np.full(coded.n_values.size, -1, dtype=np.int64)
         self.column_start[features] = np.cumsum(width) - width
+        self.column_feature = np.repeat(features, width)
+        self.column_code = np.arange(self.column_feature.size) - self.column_start[self.column_feature]
         blocks = [coded.codes[j][:, None] <= np.arange(w)[None, :] for j, w in zip(features, width)]
         self.X = np.ascontiguousarray(np.hstack(blocks) if blocks else np.zeros((coded.n_samples, 0)),
                                       dtype=np.float64)
