@@ -7,6 +7,7 @@ from sklearn import tree as sktree
 
 from ensemble_ref import DecisionTreeClassifier, DecisionTreeRegressor, NotFittedError
 from ensemble_ref.math.impurity import entropy_impurity, gini_impurity, squared_error_impurity
+from ensemble_ref.trees.engine import SortedColumns, to_float32
 
 DEPTHS = [1, 2, 3, 5, 8, None]
 
@@ -396,12 +397,14 @@ def test_wrong_number_of_features_at_predict_is_rejected(Estimator, xy):
 # ------------------------------------------------- features with few values: the coded engine
 def _fit_with(engine, tree, X, y, w, classes=None):
     """Fit ``tree`` with the engine of features with few values ("coded") or the sorted one."""
-    from ensemble_ref.trees.engine import SortedColumns, to_float32
-    from ensemble_ref.trees.value_codes import ValueCodes
+    from ensemble_ref.trees import value_codes
 
-    data = SortedColumns(to_float32(X))
-    data._value_codes = ValueCodes(data) if engine == "coded" else None  # what value_codes caches
-    return tree.fit_presorted(data, y, w, classes) if classes is not None else tree.fit_presorted(data, y, w)
+    few = value_codes.FEW_VALUES
+    value_codes.FEW_VALUES = 0 if engine == "coded" else 10**9  # every feature few values, or none
+    try:
+        return tree.fit_presorted(SortedColumns(to_float32(X)), y, w, *([] if classes is None else [classes]))
+    finally:
+        value_codes.FEW_VALUES = few
 
 
 def test_the_coded_engine_grows_the_trees_of_the_sorted_engine():

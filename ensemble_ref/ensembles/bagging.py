@@ -35,6 +35,7 @@ same for every ``n_jobs`` and every joblib backend.
 from __future__ import annotations
 
 import numbers
+import os
 import warnings
 from typing import Any, Callable
 
@@ -72,12 +73,9 @@ def _draw_sample(rng: np.random.Generator, n_samples: int, n_draws: int, bootstr
 
 
 def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | None,
-                seed: int, n_draws: int, bootstrap: bool, classes: np.ndarray | None,
-                data: SortedColumns | None = None) -> tuple[Any, np.ndarray]:
-    """Draw member ``b``'s sample from its own seed and fit a copy of ``estimator`` on it.
-
-    ``data``: the features presorted once for every tree of the ensemble (trees only).
-    """
+                seed: int, n_draws: int, bootstrap: bool, classes: np.ndarray | None
+                ) -> tuple[Any, np.ndarray]:
+    """Draw member ``b``'s sample from its own seed and fit a copy of ``estimator`` on it."""
     member = _clone(estimator)
     random_state, idx = _member_draws(seed, X.shape[0], n_draws, bootstrap)
     if "random_state" in member.get_params(deep=False):
@@ -86,13 +84,6 @@ def _fit_member(estimator: Any, X: np.ndarray, y: np.ndarray, w: np.ndarray | No
         # fitting on the distinct drawn rows, weighted by how often each was drawn,
         # is fitting on the drawn rows with their repetitions
         counts = np.bincount(idx, minlength=X.shape[0])
-        if data is not None:  # a tree on the shared presort; undrawn rows weigh 0
-            weight = counts * (1.0 if w is None else w)
-            if isinstance(member, DecisionTreeClassifier):
-                member.fit_presorted(data, y, weight, classes)
-            else:
-                member.fit_presorted(data, y, weight)
-            return member, idx
         rows = np.flatnonzero(counts)
         weight = counts[rows] * (1.0 if w is None else w[rows])
         if classes is not None and isinstance(member, DecisionTreeClassifier):
@@ -114,13 +105,21 @@ def _member_draws(seed: int, n_samples: int, n_draws: int, bootstrap: bool) -> t
 def _fit_trees(template: Any, y: np.ndarray, w: np.ndarray | None, seeds: np.ndarray,
                n_draws: int, bootstrap: bool, classes: np.ndarray | None, data: SortedColumns
                ) -> list[tuple[Any, np.ndarray]]:
-    """Every member a tree of the package on the shared presort, grown in one loop
-    (:func:`~ensemble_ref.trees.cart.grow_trees`); the same trees as :func:`_fit_member`'s."""
+    """Members that are trees of the package, on the shared presort: each drawn as
+    :func:`_fit_member` draws it, fitted on the distinct drawn rows weighted by their counts
+    (undrawn rows weigh 0), all grown in one loop (:func:`~ensemble_ref.trees.cart.grow_trees`)."""
     draws = [_member_draws(int(seed), data.n_samples, n_draws, bootstrap) for seed in seeds]
     trees = [_clone(template).set_params(random_state=random_state) for random_state, _ in draws]
     weights = [np.bincount(idx, minlength=data.n_samples) * (1.0 if w is None else w) for _, idx in draws]
     grow_trees(trees, data, y, weights, classes)
     return [(tree, idx) for tree, (_, idx) in zip(trees, draws)]
+
+
+def _n_groups(n_jobs: int | None) -> int:
+    """How many groups of trees to grow, one per job (a group's trees grow together)."""
+    if n_jobs is None or n_jobs == 1:
+        return 1
+    return n_jobs if n_jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + n_jobs)
 
 
 def _shared_presort(template: Any, X: np.ndarray, classes: np.ndarray | None
@@ -179,12 +178,15 @@ class _BaseBagging(BaseEstimator):
         rng = check_random_state(self.random_state)
         seeds = rng.integers(0, 2**63 - 1, size=B)  # one seed per member, drawn up front
         data = _shared_presort(template, X, classes)  # sorted once, not once per member
-        if data is not None and n_jobs in (None, 1):  # the package's trees: grown together
-            results = _fit_trees(template, y, w, seeds, n_draws, bool(self.bootstrap), classes, data)
+        if data is not None:  # the package's trees: grown together, a group per job
+            groups = np.array_split(seeds, min(B, _n_groups(n_jobs)))
+            results = [member for group in parallel_map(
+                _fit_trees, [(template, y, w, g, n_draws, bool(self.bootstrap), classes, data)
+                             for g in groups], n_jobs) for member in group]
         else:
             results = parallel_map(
-            _fit_member,
-                [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes, data)
+                _fit_member,
+                [(template, X, y, w, int(seeds[b]), n_draws, bool(self.bootstrap), classes)
                  for b in range(B)],
                 n_jobs,
             )

@@ -207,7 +207,7 @@ def grow_trees(trees: list, data: SortedColumns, y: np.ndarray, weights: list,
     On coded features (:func:`~ensemble_ref.trees.value_codes.value_codes`) they grow
     together, one level of every tree at a time (:func:`~ensemble_ref.trees.coded_growth.grow_coded`);
     otherwise one after the other on the sorted segments (:func:`~ensemble_ref.trees.cart_growth.grow`).
-    Each is the tree its own ``fit`` would grow.
+    Each is the tree its own ``fit`` grows.
     """
     if classes is not None:
         for tree in trees:

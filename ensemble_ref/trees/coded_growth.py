@@ -37,7 +37,7 @@ from .value_codes import ValueCodes
 
 __all__ = ["grow_coded"]
 
-SUBTRACT = 128  # children's product sums by subtraction when their parent holds this many samples
+SUBTRACT = 12  # children's product sums by subtraction when their parent holds this many samples
 PRODUCT_COST = 20.0  # a feature joins the product when (values - 1) * rows <= this * m / d
 
 

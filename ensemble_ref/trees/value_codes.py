@@ -107,7 +107,8 @@ def value_codes(data: SortedColumns) -> ValueCodes | None:
     """The coded form of ``data`` when every feature has few distinct values, else None
     (computed once per ``SortedColumns``, which every tree of a fit shares)."""
     if "_value_codes" not in vars(data):
-        coded = ValueCodes(data)
-        few = coded.n_values.max(initial=1) * FEW_VALUES <= max(coded.n_samples, FEW_VALUES)
-        data._value_codes = coded if few else None
+        sv = data.sorted_values
+        n_values = np.count_nonzero(sv[:, 1:] != sv[:, :-1], axis=1) + 1 if sv.shape[1] else [1]
+        few = np.max(n_values, initial=1) * FEW_VALUES <= max(data.n_samples, FEW_VALUES)
+        data._value_codes = ValueCodes(data) if few else None
     return data._value_codes
