@@ -51,6 +51,8 @@ TEST_SEED = 1
 # The test runner, installed into the fresh environment after requirements.txt (Binder's
 # environment has no pytest): pinned as in requirements-dev.txt.
 RUNNER = ("pytest", "nbval", "coverage", "iniconfig", "pluggy")
+# What jupyter_client raises when a kernel process exits before its first reply.
+KERNEL_NEVER_STARTED = "Kernel died before replying to kernel_info"
 
 
 def runner_pins(repo: Path) -> list[str]:
@@ -73,10 +75,17 @@ def _nbval_one(python: Path, repo: Path, env: dict, work: Path, notebook: str) -
     args = [str(python), "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=900",
             "-p", "tools.nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
             "-o", "addopts=", "-rf", "-v", notebook]
-    with log_path.open("w") as log:
-        code = subprocess.run(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
-                              stdout=log, stderr=subprocess.STDOUT, timeout=3000).returncode
-    return code, log_path.read_text(), json.loads(report.read_text()) if report.exists() else {}
+    for attempt in (1, 2):
+        with log_path.open("w") as log:
+            code = subprocess.run(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
+                                  stdout=log, stderr=subprocess.STDOUT, timeout=3000).returncode
+        text = log_path.read_text()
+        # A kernel that died before it answered (two kernels started at once can be given the
+        # same TCP port) ran no cell of the chapter: start it once more, and say so.
+        if code == 0 or KERNEL_NEVER_STARTED not in text or attempt == 2:
+            break
+        print(f"{name}: the kernel died before it started; the chapter runs again", flush=True)
+    return code, text, json.loads(report.read_text()) if report.exists() else {}
 
 
 def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str],
