@@ -37,7 +37,7 @@ from .value_codes import ValueCodes
 
 __all__ = ["grow_coded"]
 
-SUBTRACT = 12  # children's product sums by subtraction when their parent holds this many samples
+SUBTRACT = 32  # children's product sums by subtraction when their parent holds this many samples
 PRODUCT_COST = 20.0  # a feature joins the product when (values - 1) * rows <= this * m / d
 
 
@@ -75,8 +75,8 @@ class _Plan:
         share = min(p.max_features, d) / d
         small = (coded.n_values - 1) * self.n_rows <= PRODUCT_COST * share
         self.product = np.flatnonzero(small & ~coded.close & (coded.n_values > 1))
-        self.in_product = np.zeros(d, dtype=bool)
-        self.in_product[self.product] = True
+        self.kind = np.full(d, 2)  # how each feature's sums are found (see _pair_candidates)
+        self.kind[self.product] = np.where(coded.n_values[self.product] == 2, 0, 1)
         self.therm = coded.thermometer(self.product) if self.product.size else None
         self.key_width = int(coded.n_values.max())
 
@@ -181,23 +181,22 @@ def _pair_candidates(coded, crit, plan: _Plan, level: _Level, rows, product, kee
     """What ``keep`` keeps of the candidates of the pairs (node ``pn``, visit rank ``pr``,
     feature ``pf``), and whether each pair's feature takes several values in its node."""
     L, occupied, total = product
-    in_product = plan.in_product[pf]
+    kind = np.take(plan.kind, pf)  # 0: two values, 1: product, 2: bincount
     parts, varies = [], np.zeros(pn.size, dtype=bool)
-    binary = coded.n_values[pf] == 2
-    for group in (in_product & binary, in_product & ~binary):  # (two values: one column each)
-        if group.any():
-            c, v = product_candidates(coded, plan.therm, L, occupied, total, pn[group], pr[group],
-                                      pf[group], plan.key_width, keep)
-            parts.append(c)
-            varies[group] = v
-    if not in_product.all():
-        rest = ~in_product
-        c, v = bincount_candidates(coded, crit.code_table(coded), crit.fold,
-                                   plan.histogram(crit, rows), plan.occupancy, plan.exact,
-                                   level.sample, level.start, level.size, pn[rest], pr[rest],
-                                   pf[rest], plan.key_width, keep)
+    for k in range(3):
+        at = np.flatnonzero(kind == k)
+        if at.size == 0:
+            continue
+        pairs = np.take(pn, at), np.take(pr, at), np.take(pf, at)
+        if k < 2:  # (two values: one column each)
+            c, v = product_candidates(coded, plan.therm, L, occupied, total, *pairs, plan.key_width, keep)
+        else:
+            c, v = bincount_candidates(coded, crit.code_table(coded), crit.fold,
+                                       plan.histogram(crit, rows), plan.occupancy, plan.exact,
+                                       level.sample, level.start, level.size, *pairs,
+                                       plan.key_width, keep)
         parts.append(c)
-        varies[rest] = v
+        varies[at] = v
     return Candidates.join(parts, plan.n_rows), varies
 
 
