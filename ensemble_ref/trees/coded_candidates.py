@@ -13,8 +13,9 @@ counts when needed) over that left side. Two ways to the sums, chosen per featur
 * **bincount** (the others): a histogram of each pair's codes (``numpy.bincount`` over the
   pair's samples), then running sums over its non-empty bins.
 
-Every sum is accumulated over one node's samples, in their order, and nothing else: a
-node's candidates are the same numbers whichever nodes (of whichever trees) share the level.
+Every sum is accumulated over one node's samples, in their order (or, for the product of a
+big node's child, is its parent's minus its sibling's), and nothing else: a node's
+candidates are the same numbers whichever nodes (of whichever trees) share the level.
 """
 
 from __future__ import annotations
