@@ -172,17 +172,15 @@ def _leaf_weight_cases(rng):
 
 
 def _extend_cases(rng):
+    from ensemble_ref.math.shapley import _extend
+
     cases = []
     for length in (0, 1, 2, 3, 4, 5, 3, 4):
         m: list = []
         for j in range(length):  # a path grown the way TreeSHAP grows it
-            m = _extend_right(m, float(rng.uniform(0.1, 1)), float(rng.integers(0, 2)), j)
+            m = _extend(m, float(rng.uniform(0.1, 1)), float(rng.integers(0, 2)), j)
         cases.append([m, float(rng.uniform(0.1, 1)), float(rng.integers(0, 2)), length])
     return cases
-
-
-def _extend_right(m, pz, po, pi):
-    return substitution.resolve("ensemble_ref.math.shapley._extend")(m, pz, po, pi)
 
 
 def _histogram_cases(rng):
