@@ -78,11 +78,13 @@ from ..math import importance
 from .cart_growth import ClassCounts, GrowParams, SquaredError, grow
 from .coded_criteria import CodedClassCounts, CodedSquaredError
 from .coded_growth import grow_coded
-from .engine import SortedColumns, to_float32
+from .engine import SortedColumns, stacked, to_float32
 from .tree_arrays import TREE_LEAF
 from .value_codes import value_codes
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "Tree", "grow_trees"]
+
+STACKED = 2**17  # trees grown together on the sorted segments: at most this many (tree, sample, feature)
 
 
 class Tree:
@@ -204,10 +206,11 @@ def grow_trees(trees: list, data: SortedColumns, y: np.ndarray, weights: list,
     ``b`` with the sample weights ``weights[b]`` and its own ``random_state`` (classifiers:
     on labels encoded as indices into ``classes``).
 
-    On coded features (:func:`~ensemble_ref.trees.value_codes.value_codes`) they grow
-    together, one level of every tree at a time (:func:`~ensemble_ref.trees.coded_growth.grow_coded`);
-    otherwise one after the other on the sorted segments (:func:`~ensemble_ref.trees.cart_growth.grow`).
-    Each is the tree its own ``fit`` grows.
+    They grow together, one level of every tree at a time: on coded features
+    (:func:`~ensemble_ref.trees.value_codes.value_codes`) by
+    :func:`~ensemble_ref.trees.coded_growth.grow_coded`, otherwise on the sorted segments of
+    one copy of the samples per tree (:func:`~ensemble_ref.trees.cart_growth.grow`), as many
+    trees at a time as ``STACKED`` values hold. Each is the tree its own ``fit`` grows.
     """
     if classes is not None:
         for tree in trees:
@@ -218,12 +221,15 @@ def grow_trees(trees: list, data: SortedColumns, y: np.ndarray, weights: list,
     rngs = [check_random_state(tree.random_state) for tree in trees]
     offsets = np.array([first._offset(y, w) for w in weights])
     coded = value_codes(data)
-    crit = first._criteria(y, weights, offsets, coded is not None)
     if coded is not None:
-        arrays = grow_coded(coded, crit, weights, rngs, params)
+        arrays = grow_coded(coded, first._coded_criterion(y, offsets), weights, rngs, params)
     else:  # points of zero weight play no part, as in scikit-learn
-        arrays = [grow(data, w > 0, c, w, bool(np.all(w[w > 0] == 1.0)), params, rng)
-                  for w, c, rng in zip(weights, crit, rngs)]
+        arrays = []
+        B = len(trees)
+        for c in np.array_split(np.arange(B), min(B, -(-B * N * d // STACKED))):
+            w = np.concatenate([weights[b] for b in c])  # tree b on the samples b N + i
+            crit = first._criterion(np.tile(y, c.size), w, np.repeat(offsets[c], N))
+            arrays += grow(stacked(data, c.size), w, crit, params, [rngs[b] for b in c])
     for tree, a, offset in zip(trees, arrays, offsets):
         tree.n_features_in_ = d
         tree.max_features_ = params.max_features
@@ -381,10 +387,12 @@ class DecisionTreeRegressor(RegressorMixin, _BaseDecisionTree):
         return 0.5 * float(y[positive].min()) + 0.5 * float(y[positive].max())
 
     @staticmethod
-    def _criteria(y: np.ndarray, weights: list, offsets: np.ndarray, coded: bool):
-        if coded:
-            return CodedSquaredError(y, offsets)
-        return [SquaredError(y - offset, w) for w, offset in zip(weights, offsets)]
+    def _coded_criterion(y: np.ndarray, offsets: np.ndarray) -> CodedSquaredError:
+        return CodedSquaredError(y, offsets)
+
+    @staticmethod
+    def _criterion(y: np.ndarray, w: np.ndarray, offset: np.ndarray) -> SquaredError:
+        return SquaredError(y - offset, w)
 
     def predict(self, X: Any) -> np.ndarray:
         """Value of the leaf each row falls into (``tree_.value[apply(X)]``)."""
@@ -490,11 +498,14 @@ class DecisionTreeClassifier(ClassifierMixin, _BaseDecisionTree):
     def _offset(y: np.ndarray, w: np.ndarray) -> float:
         return 0.0  # class labels are not shifted
 
-    def _criteria(self, y: np.ndarray, weights: list, offsets: np.ndarray, coded: bool):
-        impurity = "gini" if self.criterion == "gini" else "entropy"
-        if coded:
-            return CodedClassCounts(y, self.n_classes_, impurity)
-        return [ClassCounts(y, w, self.n_classes_, impurity) for w in weights]
+    def _impurity(self) -> str:
+        return "gini" if self.criterion == "gini" else "entropy"
+
+    def _coded_criterion(self, y: np.ndarray, offsets: np.ndarray) -> CodedClassCounts:
+        return CodedClassCounts(y, self.n_classes_, self._impurity())
+
+    def _criterion(self, y: np.ndarray, w: np.ndarray, offset: np.ndarray) -> ClassCounts:
+        return ClassCounts(y, w, self.n_classes_, self._impurity())
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class proportions of the leaf each row falls into, shape (n_samples, n_classes)."""

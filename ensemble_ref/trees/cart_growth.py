@@ -16,6 +16,14 @@
    (:meth:`~ensemble_ref.trees.engine.SortedColumns.sort_segments`), so a level costs
    ``max_features``, not ``n_features``, passes over its samples.
 
+The trees of a forest (or of bagging) on the same features grow in the same loop: the data
+hold one copy of the samples per tree (:func:`~ensemble_ref.trees.engine.stacked`), the
+first level one root per tree, and a level costs one pass of NumPy calls for all the trees
+instead of one per tree (on small data sets these calls, not the arithmetic, are the cost).
+A tree's nodes keep their samples in the order of the tree grown alone, it draws its
+features from its own generator, and its prefix sums start at its own first sample, so
+every sum, every tie and every tree is that of the tree grown alone.
+
 The rules that make the result scikit-learn's (float32 features, midpoint thresholds,
 values closer than 1e-7 being equal) are those of :mod:`ensemble_ref.trees.engine`.
 """
@@ -31,6 +39,7 @@ from ..math import impurity as formulas
 from .engine import (
     FEATURE_THRESHOLD,
     SortedColumns,
+    block_cumsum,
     child_key_type,
     exact_integers,
     midpoint32,
@@ -113,8 +122,9 @@ class GrowParams:
 
 @dataclass
 class _Open:
-    """The open (splittable) nodes of a level: ids, segments and statistics."""
+    """The open (splittable) nodes of a level: trees, ids, segments and statistics."""
 
+    tree: np.ndarray
     ids: np.ndarray
     start: np.ndarray
     size: np.ndarray
@@ -122,27 +132,27 @@ class _Open:
     W: np.ndarray  # weights, shape (J,)
 
 
-def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weights: bool,
-         p: GrowParams, rng: np.random.Generator) -> dict:
-    """Grow a tree level by level on the samples ``keep`` of the presorted ``data``.
+def grow(data: SortedColumns, w: np.ndarray, crit, p: GrowParams, rngs: list) -> list[dict]:
+    """Grow ``len(rngs)`` trees level by level, together, on the samples of positive weight
+    ``w`` of the presorted ``data``; returns the arrays of every tree (see
+    :class:`ensemble_ref.trees.cart.Tree`).
 
-    Returns the arrays of the fitted tree (see :class:`ensemble_ref.trees.cart.Tree`).
+    ``data`` holds a copy of the training samples per tree
+    (:func:`~ensemble_ref.trees.engine.stacked`), and ``w`` and ``crit`` hold every copy's
+    weights and statistics: tree ``b`` grows on the samples ``b N + i``, draws its nodes'
+    features from ``rngs[b]`` in the order it would alone, and sums over each node's own
+    samples only (prefix sums start again at every tree), so each is the tree grown alone.
     """
-    members = np.flatnonzero(keep)  # samples of the open nodes, one contiguous segment each
-    # all features searched: partition every presorted row; a subsample: sort on demand
-    S = data.restrict(keep) if p.max_features >= data.XT.shape[0] else None
-    N = members.size
-    T, W, imp = crit.node_stats(members, np.zeros(N, dtype=np.intp), 1, w)
+    B, d = len(rngs), data.XT.shape[0]
     nodes = NodeRecords()
-    nodes.add(np.array([0]), np.array([-1]), np.array([False]), np.array([0]), np.array([N]), W, imp,
-              crit.value(T, W))
-    is_open = (N >= p.min_samples_split) & (imp > EPSILON) & (p.max_depth > 0)
-    level = _Open(np.array([0])[is_open], np.array([0])[is_open], np.array([N])[is_open],
-                  T[:, is_open], W[is_open])
+    level, members = _roots(crit, w, data.n_samples // B, B, p, nodes)
+    # all features searched: partition every presorted row; a subsample: sort on demand
+    S = data.restrict(_mask(members, data.n_samples)) if p.max_features >= d else None
+    unit_weights = bool(np.all(w[w > 0] == 1.0))
     depth = 0
     while level.ids.size:
         pair_node, pair_feat, samples, x = _search_pairs(data, S, members, level, p.max_features,
-                                                         rng)
+                                                         rngs)
         plen = level.size[pair_node]
         pstart = plen.cumsum() - plen  # start of each pair in the concatenated layout
         proxy = _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstart,
@@ -157,7 +167,8 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
         in_child = np.flatnonzero(child >= 0)  # node sums in the order of the samples
         cT, cW, cimp = crit.node_stats(in_child, child[in_child], 2 * splits.size, w)
         is_left = np.arange(2 * splits.size) % 2 == 0  # left, right, left, ...
-        child_ids = nodes.add(np.zeros(2 * splits.size, dtype=np.intp), level.ids[splits].repeat(2), is_left,
+        c_tree = level.tree[splits].repeat(2)
+        child_ids = nodes.add(c_tree, level.ids[splits].repeat(2), is_left,
                               np.full(2 * splits.size, depth + 1), cN, cW, cimp, crit.value(cT, cW))
         depth += 1
         opened = (depth < p.max_depth) & (cN >= p.min_samples_split) & (cimp > EPSILON)
@@ -168,8 +179,32 @@ def grow(data: SortedColumns, keep: np.ndarray, crit, w: np.ndarray, unit_weight
             rank = np.full(2 * splits.size + 1, size.size, dtype=child_key_type(size.size))
             rank[:-1][opened] = np.arange(size.size)
             S = partition(S, rank[child], int(size.sum()))
-        level = _Open(child_ids[opened], size.cumsum() - size, size, cT[:, opened], cW[opened])
-    return assemble_trees(nodes, 1, data.XT.shape[0])[0]
+        level = _Open(c_tree[opened], child_ids[opened], size.cumsum() - size, size, cT[:, opened],
+                      cW[opened])
+    return assemble_trees(nodes, B, d)
+
+
+def _mask(members: np.ndarray, n: int) -> np.ndarray:
+    """``members`` of ``range(n)`` as a boolean mask."""
+    keep = np.zeros(n, dtype=bool)
+    keep[members] = True
+    return keep
+
+
+def _roots(crit, w: np.ndarray, N: int, B: int, p: GrowParams, nodes: NodeRecords):
+    """One root per tree ``b``, on its samples ``b N + i`` of positive weight; the open ones
+    and their samples, in increasing order."""
+    kept = np.flatnonzero(w > 0)
+    tree = kept // N
+    size = np.bincount(tree, minlength=B)
+    T, W, imp = crit.node_stats(kept, tree, B, w)
+    trees = np.arange(B)
+    nodes.add(trees, np.full(B, -1), np.zeros(B, dtype=bool), np.zeros(B, dtype=np.intp), size, W,
+              imp, crit.value(T, W))
+    is_open = (size >= p.min_samples_split) & (imp > EPSILON) & (p.max_depth > 0)
+    n = size[is_open]
+    level = _Open(trees[is_open], trees[is_open], n.cumsum() - n, n, T[:, is_open], W[is_open])
+    return level, kept[is_open[tree]]
 
 
 def _sorted_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray, level: _Open,
@@ -186,7 +221,7 @@ def _sorted_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray
 
 
 def _search_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray, level: _Open,
-                  max_features: int, rng: np.random.Generator):
+                  max_features: int, rngs: list):
     """The (node, feature) pairs searched on this level, node-major, with their sorted samples."""
     J, d = level.ids.size, data.XT.shape[0]
     if max_features >= d:
@@ -194,7 +229,7 @@ def _search_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray
         return (pair_node, pair_feat, *_sorted_pairs(data, S, members, level, pair_node, pair_feat))
     # random visiting order per node; visit max_features features, and more if all of
     # those are constant in the node (scikit-learn's rule)
-    order = np.argsort(rng.random((J, d)), axis=1)
+    order = np.argsort(_draws(level.tree, rngs, d), axis=1)
     pair_node, pair_feat = np.repeat(np.arange(J), max_features), order[:, :max_features].ravel()
     samples, x = _sorted_pairs(data, S, members, level, pair_node, pair_feat)
     last = np.cumsum(level.size[pair_node]) - 1  # last position of each pair
@@ -210,6 +245,16 @@ def _search_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray
     visit = np.arange(d)[None, :] < n_visit[:, None]
     pair_node, pair_feat = np.repeat(np.arange(J), n_visit), order[visit]
     return (pair_node, pair_feat, *_sorted_pairs(data, S, members, level, pair_node, pair_feat))
+
+
+def _draws(tree: np.ndarray, rngs: list, d: int) -> np.ndarray:
+    """``d`` uniform numbers per node of the level (whose trees ``tree`` are increasing), each
+    tree's from its own generator: what ``rngs[b].random((J_b, d))`` draws for its J_b nodes."""
+    u = np.empty((tree.size, d))
+    bounds = np.searchsorted(tree, np.arange(len(rngs) + 1))
+    for b in np.flatnonzero(np.diff(bounds)):
+        rngs[b].random(out=u[bounds[b]:bounds[b + 1]])
+    return u
 
 
 def _first_nonconstant(data, members, level, nodes, features) -> np.ndarray:
@@ -234,9 +279,9 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
     columns, most positions sit inside a run of ties).
     """
     E = samples.size
-    Zc = np.zeros((crit.Z.shape[0], E + 1), dtype=crit.Z.dtype)
-    for Z_k, Zc_k in zip(crit.Z, Zc):  # one statistic (class count, or w*y) at a time
-        np.cumsum(np.take(Z_k, samples), out=Zc_k[1:])
+    pair_tree = np.take(level.tree, pair_node)  # each tree's prefix sums start at its first pair
+    first_of_tree = np.take(pstart, np.flatnonzero(np.diff(pair_tree, prepend=-1)))
+    Zc = block_cumsum(np.take(crit.Z, samples, axis=1), first_of_tree)
     between = np.empty(E, dtype=bool)  # a threshold between x[e - 1] and x[e] separates them
     between[0] = False
     np.greater(x[1:], x[:-1] + FEATURE_THRESHOLD, out=between[1:])
@@ -250,8 +295,7 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
         WL = NL.astype(float)  # left sums
     else:
         wv = w if crit.w_int is None else crit.w_int
-        Wc = np.zeros(E + 1, dtype=wv.dtype)
-        np.cumsum(np.take(wv, samples), out=Wc[1:])
+        Wc = block_cumsum(np.take(wv, samples)[None, :], first_of_tree)[0]
         WL = (np.take(Wc, e) - np.take(Wc, first)).astype(float, copy=False)
     node = np.take(pair_node, pair)
     SR = np.take(level.T, node, axis=1) - SL  # S_R = S_t - S_L

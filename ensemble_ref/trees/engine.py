@@ -39,7 +39,7 @@ from .binning import distinct_sorted, feature_codes, feature_cuts, sorted_presen
 from .second_order_rules import MIN_BRACKET, round32
 
 __all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32", "midpoint32",
-           "segment_ranges", "exact_integers", "partition",
+           "segment_ranges", "exact_integers", "partition", "stacked", "block_cumsum",
            "segment_prefix_sums", "segment_ids", "segment_argmax", "row_blocks", "Scratch", "masked_eval", "round32",
            "child_key_type", "MISSING", "MIN_BRACKET"]
 
@@ -118,6 +118,46 @@ class SortedColumns:
         key.sort()  # segments stay in place: only the ranks inside each one are reordered
         flat = flat_feature + (key - pair_offset)
         return np.take(self.order, flat), np.take(self.sorted_values, flat)
+
+
+def stacked(data: SortedColumns, copies: int) -> SortedColumns:
+    """``copies`` copies of ``data`` side by side, sorted by copying its sorts, not again.
+
+    Sample ``b N + i`` of the result is sample ``i`` of copy ``b``, and each row lists the
+    samples of copy 0 in their sorted order, then those of copy 1, ...: the trees of a forest
+    grown together (:func:`~ensemble_ref.trees.cart_growth.grow`), tree ``b`` on copy ``b``,
+    keep each node's samples in the segments and the order of the tree grown alone.
+    """
+    if copies == 1:
+        return data
+    d, N = data.order.shape
+    shift = (np.arange(copies, dtype=np.int64) * N)[None, :, None]
+    out = SortedColumns.__new__(SortedColumns)
+    out.XT = np.tile(data.XT, copies)
+    out.order = (data.order[:, None, :] + shift).reshape(d, copies * N)
+    out.rank = (data.rank[:, None, :] + shift).reshape(d, copies * N)
+    out.sorted_values = np.tile(data.sorted_values, copies)
+    return out
+
+
+def block_cumsum(V: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """Prefix sums of the rows of ``V`` (K, E) that start again at every column of ``starts``
+    (increasing, ``starts[0] = 0``): column ``g`` of the result (K, E + 1) is the sum of
+    ``V[:, s:g]``, ``s`` the last start at or before ``g``.
+
+    A block's sums are those of one ``np.cumsum`` of the block alone, bit for bit: float sums
+    depend on where they start (integer ones do not, and take one pass over the row).
+    """
+    K, E = V.shape
+    P = np.zeros((K, E + 1), dtype=V.dtype)
+    if starts.size == 1 or V.dtype.kind in "iu":
+        np.cumsum(V, axis=1, out=P[:, 1:])
+        return P
+    bounds = np.append(starts, E).tolist()
+    for a, b in zip(bounds[:-1], bounds[1:]):  # (a call per block beats any padded layout)
+        np.cumsum(V[:, a:b], axis=1, out=P[:, a + 1:b + 1])
+    P[:, starts] = 0  # (where the previous block's total was written)
+    return P
 
 
 def exact_integers(w: np.ndarray) -> np.ndarray | None:
