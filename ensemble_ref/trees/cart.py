@@ -84,7 +84,8 @@ from .value_codes import value_codes
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "Tree", "grow_trees"]
 
-STACKED = 2**17  # trees grown together on the sorted segments: at most this many (tree, sample, feature)
+STACKED = 2**17  # trees grown together on the sorted segments: at most this many (tree, sample, feature),
+# or one tree (larger chunks leave the cache and gain nothing: the NumPy calls are then a small cost)
 
 
 class Tree:
@@ -225,8 +226,8 @@ def grow_trees(trees: list, data: SortedColumns, y: np.ndarray, weights: list,
         arrays = grow_coded(coded, first._coded_criterion(y, offsets), weights, rngs, params)
     else:  # points of zero weight play no part, as in scikit-learn
         arrays = []
-        B = len(trees)
-        for c in np.array_split(np.arange(B), min(B, -(-B * N * d // STACKED))):
+        B, per_chunk = len(trees), max(1, STACKED // (N * d))
+        for c in np.array_split(np.arange(B), -(-B // per_chunk)):
             w = np.concatenate([weights[b] for b in c])  # tree b on the samples b N + i
             crit = first._criterion(np.tile(y, c.size), w, np.repeat(offsets[c], N))
             arrays += grow(stacked(data, c.size), w, crit, params, [rngs[b] for b in c])

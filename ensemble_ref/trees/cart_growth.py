@@ -51,6 +51,7 @@ from .tree_arrays import NodeRecords, assemble_trees
 __all__ = ["SquaredError", "ClassCounts", "GrowParams", "grow"]
 
 EPSILON = np.finfo(np.float64).eps  # a node with impurity <= EPSILON is pure
+_ONE_BLOCK = np.zeros(1, dtype=np.intp)  # the prefix sums of a level of one tree: one block
 
 
 # --- criteria: per-sample statistics, node impurity and split score ------------------------------
@@ -250,6 +251,8 @@ def _search_pairs(data: SortedColumns, S: np.ndarray | None, members: np.ndarray
 def _draws(tree: np.ndarray, rngs: list, d: int) -> np.ndarray:
     """``d`` uniform numbers per node of the level (whose trees ``tree`` are increasing), each
     tree's from its own generator: what ``rngs[b].random((J_b, d))`` draws for its J_b nodes."""
+    if tree[0] == tree[-1]:  # (one tree: all at once)
+        return rngs[tree[0]].random((tree.size, d))
     u = np.empty((tree.size, d))
     bounds = np.searchsorted(tree, np.arange(len(rngs) + 1))
     for b in np.flatnonzero(np.diff(bounds)):
@@ -279,8 +282,9 @@ def _candidate_scores(samples, x, crit, w, unit_weights, level, pair_node, pstar
     columns, most positions sit inside a run of ties).
     """
     E = samples.size
-    pair_tree = np.take(level.tree, pair_node)  # each tree's prefix sums start at its first pair
-    first_of_tree = np.take(pstart, np.flatnonzero(np.diff(pair_tree, prepend=-1)))
+    first_of_tree = _ONE_BLOCK  # each tree's prefix sums start at its first pair
+    if level.tree[0] != level.tree[-1]:
+        first_of_tree = np.take(pstart, np.flatnonzero(np.diff(np.take(level.tree, pair_node), prepend=-1)))
     Zc = block_cumsum(np.take(crit.Z, samples, axis=1), first_of_tree)
     between = np.empty(E, dtype=bool)  # a threshold between x[e - 1] and x[e] separates them
     between[0] = False

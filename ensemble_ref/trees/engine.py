@@ -150,13 +150,13 @@ def block_cumsum(V: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """
     K, E = V.shape
     P = np.zeros((K, E + 1), dtype=V.dtype)
-    if starts.size == 1 or V.dtype.kind in "iu":
-        np.cumsum(V, axis=1, out=P[:, 1:])
-        return P
-    bounds = np.append(starts, E).tolist()
-    for a, b in zip(bounds[:-1], bounds[1:]):  # (a call per block beats any padded layout)
-        np.cumsum(V[:, a:b], axis=1, out=P[:, a + 1:b + 1])
-    P[:, starts] = 0  # (where the previous block's total was written)
+    whole = starts.size == 1 or V.dtype.kind in "iu"
+    bounds = [0, E] if whole else np.append(starts, E).tolist()
+    for V_k, P_k in zip(V, P):  # (row by row: numpy's cumsum into a row of a 2-d array is slow)
+        for a, b in zip(bounds[:-1], bounds[1:]):  # (a call per block beats any padded layout)
+            np.cumsum(V_k[a:b], out=P_k[a + 1:b + 1])
+    if not whole:
+        P[:, starts] = 0  # (where the previous block's total was written)
     return P
 
 
