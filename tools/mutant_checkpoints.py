@@ -13,7 +13,8 @@ execution of a chapter serve all its mutants:
    handed to that checkpoint, which forks once more per mutant, substitutes the mutant
    (the same in-place ``__code__`` assignment) and executes the rest of the chapter
    from that cell, silently, until a cell raises (the mutant is killed) or the chapter
-   ends (it survived). Checkpoints given nothing exit.
+   ends (it survived). A checkpoint waits for more mutants until the next one is
+   forked, then runs what it was given and exits.
 3. :func:`finish` waits for them, gives the functions back their code and returns one
    result per mutant. A mutant that cannot be prepared (its key or its expression is no
    longer in the package) is reported ``"broken"``; the chapter runs on.
@@ -21,8 +22,11 @@ execution of a chapter serve all its mutants:
 A checkpoint is only taken while the process has no more threads or child processes
 than when :func:`install` ran (a copy of a process does not inherit its threads, so a
 distributed client or a thread pool would not work in it). A mutant first called after
-that is returned with a ``"fallback"`` reason: the caller runs it the long way, the
-whole chapter in a kernel of its own with the mutant substituted before the first cell.
+that runs from the last checkpoint taken, which is still waiting: its function was not
+called before that checkpoint's cell either, so the run is the same. Only a mutant first
+called when no checkpoint was ever taken is returned with a ``"fallback"`` reason: the
+caller runs it the long way, the whole chapter in a kernel of its own with the mutant
+substituted before the first cell.
 
 The kernel imports this module as ``tools.mutant_checkpoints``: the repository's root
 must be on its ``PYTHONPATH``.
@@ -101,6 +105,7 @@ class Checkpoints:
         self.index = 0
         self.threads = _threads()
         self.checkpoint: tuple[int, int] | None = None  # (pid, write end) before this cell
+        self.last: tuple[int, int, bool] | None = None  # the last checkpoint, still waiting
         self.running: list[int] = []
         self.idle: list[int] = []
         self.hits: set = set()
@@ -123,6 +128,7 @@ class Checkpoints:
             self.error = f"cell {self.index} started before the previous one ended"
             self._hand([])
         if self.pending and self.safe():
+            self._release()
             read, write = os.pipe()
             pid = os.fork()
             if pid == 0:
@@ -138,21 +144,36 @@ class Checkpoints:
         new = set(self.hits)
         ready = [p for p in self.pending if p.key in new]
         self.pending = [p for p in self.pending if p not in ready]
-        if self.checkpoint is None:
-            for p in ready:
-                self.fallback[p.id] = f"first called in cell {self.index}, after threads started"
-        else:
+        if self.checkpoint is not None:
             self._hand(ready)
-            self._reap(limit=self.busy)
+            self._reap(limit=self.busy - bool(ready))  # this cell's checkpoint is busy too
+        elif self.last is not None:  # threads started: the last checkpoint runs them
+            self._send(ready)
+        else:
+            for p in ready:
+                self.fallback[p.id] = f"first called in cell {self.index}, before any checkpoint"
         self.index += 1
 
     def _hand(self, ready: list[Plan]) -> None:
-        """Give the waiting checkpoint its mutants (none: it exits)."""
+        """Give the checkpoint of this cell its mutants; it waits for more until released."""
         pid, write = self.checkpoint
         self.checkpoint = None
-        os.write(write, json.dumps([p.id for p in ready]).encode())
-        os.close(write)
-        (self.running if ready else self.idle).append(pid)
+        self.last = (pid, write, False)
+        self._send(ready)
+
+    def _send(self, ready: list[Plan]) -> None:
+        if ready:
+            pid, write, _ = self.last
+            os.write(write, (json.dumps([p.id for p in ready]) + "\n").encode())
+            self.last = (pid, write, True)
+
+    def _release(self) -> None:
+        """Tell the last checkpoint that nothing more comes: it runs what it has and exits."""
+        if self.last is not None:
+            pid, write, given = self.last
+            self.last = None
+            os.close(write)
+            (self.running if given else self.idle).append(pid)
 
     def _reap(self, limit: int) -> None:
         for pid in self.idle:
@@ -168,13 +189,11 @@ class Checkpoints:
             sys.stdout = sys.stderr = devnull
             self.shell.display_pub = types.SimpleNamespace(publish=lambda *a, **k: None,
                                                            clear_output=lambda *a, **k: None)
-            chunks = []
-            while chunk := os.read(read, 1 << 16):
-                chunks.append(chunk)
-            ids = json.loads(b"".join(chunks) or b"[]")
             plans = {p.id: p for p in self.pending}
-            for mutant_id in ids:
-                self._run_mutant(plans[mutant_id], start)
+            with os.fdopen(read) as orders:  # a line of mutant ids at a time, until released
+                for line in orders:
+                    for mutant_id in json.loads(line):
+                        self._run_mutant(plans[mutant_id], start)
         finally:
             os._exit(0)
 
@@ -246,6 +265,9 @@ def finish() -> dict:
     state = _STATE.pop("current")
     state.shell.events.unregister("pre_run_cell", state.pre_run_cell)
     state.shell.events.unregister("post_run_cell", state.post_run_cell)
+    if state.checkpoint is not None:
+        state._hand([])
+    state._release()
     state._reap(limit=0)
     for function, code in state.originals.values():
         function.__code__ = code
