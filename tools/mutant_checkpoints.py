@@ -22,11 +22,12 @@ execution of a chapter serve all its mutants:
 A checkpoint is only taken while the process has no more threads or child processes
 than when :func:`install` ran (a copy of a process does not inherit its threads, so a
 distributed client or a thread pool would not work in it). A mutant first called after
-that runs from the last checkpoint taken, which is still waiting: its function was not
-called before that checkpoint's cell either, so the run is the same. Only a mutant first
-called when no checkpoint was ever taken is returned with a ``"fallback"`` reason: the
-caller runs it the long way, the whole chapter in a kernel of its own with the mutant
-substituted before the first cell.
+threads started runs from the last checkpoint taken, which is still waiting: its function
+was not called before that checkpoint's cell either, so the run is the same. A mutant
+first called after child processes started (a cluster's workers, which a run from before
+would start again and leave behind), or before any checkpoint, is returned with a
+``"fallback"`` reason: the caller runs it the long way, the whole chapter in a kernel of
+its own with the mutant substituted before the first cell.
 
 The kernel imports this module as ``tools.mutant_checkpoints``: the repository's root
 must be on its ``PYTHONPATH``.
@@ -127,6 +128,8 @@ class Checkpoints:
         if self.checkpoint is not None:  # every cell is followed by post_run_cell
             self.error = f"cell {self.index} started before the previous one ended"
             self._hand([])
+        if multiprocessing.active_children():  # a run from before them would start them again,
+            self._release()                      # and leave them behind when a cell raises
         if self.pending and self.safe():
             self._release()
             read, write = os.pipe()
@@ -151,7 +154,8 @@ class Checkpoints:
             self._send(ready)
         else:
             for p in ready:
-                self.fallback[p.id] = f"first called in cell {self.index}, before any checkpoint"
+                self.fallback[p.id] = (f"first called in cell {self.index}, after child processes "
+                                       "started or before any checkpoint")
         self.index += 1
 
     def _hand(self, ready: list[Plan]) -> None:

@@ -14,11 +14,11 @@ The cells before the first call of the mutated function run as they would
 unmutated, so one execution of each chapter serves all its mutants
 (``tools/mutant_checkpoints.py``): the kernel takes a checkpoint (a fork) before each
 cell, and a mutant runs, substituted, from the checkpoint of the cell that first calls
-its function. After the chapter has started threads or processes (a thread pool, the
-Dask chapter's cluster), no checkpoint is taken, and a mutant first called then runs from
-the last checkpoint taken before. A mutant no checkpoint can serve (its function is
-first called before any was taken) is run the long way: the mutant substituted at the
-start of a kernel of its own, then the whole chapter.
+its function. After the chapter has started threads (a thread pool), no checkpoint is
+taken, and a mutant first called then runs from the last checkpoint taken before. A
+mutant no checkpoint can serve (its function is first called after the chapter started
+processes, as the Dask chapter's cluster, or before any checkpoint) is run the long way:
+the mutant substituted at the start of a kernel of its own, then the whole chapter.
 Substitution acts in the kernel's process: processes the chapter starts (a cluster's
 workers) run the original function.
 
