@@ -2,7 +2,8 @@
 
 ``dodo.py`` declares the stages and their order; each stage's action calls :func:`run`
 for its commands. A command's output goes to ``_build/logs/<stage>.log``; its exit
-code, duration and the clock time of its start and end to ``_build/stages/<stage>.json``
+code, duration, processor seconds (of every process it started, :mod:`tools.processor_time`)
+and the clock time of its start and end to ``_build/stages/<stage>.json``
 (the tests that read a stage's product, like the book build's, check that record).
 When a stage ends, one line says so, followed by pytest's summary or, when the
 command failed, the end of its log. The last task prints :func:`report`.
@@ -19,6 +20,7 @@ import threading
 import time
 
 from tools.chapters import ROOT
+from tools.processor_time import SAMPLER
 
 STAGES = ROOT / "_build" / "stages"
 LOGS = ROOT / "_build" / "logs"
@@ -38,16 +40,19 @@ def _pytest_counts(log: str) -> str:
     return re.sub(r" in [\d.]+s.*", "", found[-1]) if found else ""
 
 
-def _command(args: list[str], log, nice: int, env: dict | None, timeout: int) -> tuple[int, float]:
-    """One command of a stage: its exit code and processor seconds (user + system); killed
-    after ``timeout`` seconds."""
+def _command(name: str, args: list[str], log, nice: int, env: dict | None,
+             timeout: int) -> tuple[int, float]:
+    """One command of the stage ``name``: its exit code and the processor seconds (user +
+    system) of it and the children it waited for; killed after ``timeout`` seconds."""
     proc = subprocess.Popen(args, cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log,
                             stderr=subprocess.STDOUT,
                             preexec_fn=(lambda: os.nice(nice)) if nice else None)
+    SAMPLER.add(proc.pid, name)
     timer = threading.Timer(timeout, proc.kill)
     timer.start()
     _, status, usage = os.wait4(proc.pid, 0)  # this child's own usage, not the other stages'
     timer.cancel()
+    SAMPLER.done(proc.pid)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return proc.returncode, usage.ru_utime + usage.ru_stime
 
@@ -63,10 +68,12 @@ def run(name: str, *commands: list[str], nice: int = 0, env: dict | None = None,
         for args in commands:
             log.write(f"$ {' '.join(args)}\n")
             log.flush()
-            code, seconds = _command(args, log, nice, env, timeout)
+            code, seconds = _command(name, args, log, nice, env, timeout)
             cpu += seconds
             if code != 0:
                 break
+    # every process the stage started, Chromium's included (tools/processor_time.py)
+    cpu = max(cpu, SAMPLER.seconds(name))
     text = log_path.read_text(errors="replace")
     rec = {"name": name, "returncode": code, "start": start, "end": time.time(), "cpu": round(cpu, 1),
            "tests": _pytest_counts(text), "log": str(log_path.relative_to(ROOT))}
