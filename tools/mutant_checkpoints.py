@@ -128,10 +128,10 @@ class Checkpoints:
         if self.checkpoint is not None:  # every cell is followed by post_run_cell
             self.error = f"cell {self.index} started before the previous one ended"
             self._hand([])
-        if multiprocessing.active_children():  # a run from before them would start them again,
-            self._release()                      # and leave them behind when a cell raises
-        if self.pending and self.safe():
-            self._release()
+        safe = self.pending and self.safe()
+        if safe or multiprocessing.active_children():  # (a run from before child processes
+            self._release()                             # would start them again, and leave them)
+        if safe:
             read, write = os.pipe()
             pid = os.fork()
             if pid == 0:

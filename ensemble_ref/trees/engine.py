@@ -141,12 +141,12 @@ def stacked(data: SortedColumns, copies: int) -> SortedColumns:
 
 
 def block_cumsum(V: np.ndarray, starts: np.ndarray) -> np.ndarray:
-    """Prefix sums of the rows of ``V`` (K, E) that start again at every column of ``starts``
-    (increasing, ``starts[0] = 0``): column ``g`` of the result (K, E + 1) is the sum of
-    ``V[:, s:g]``, ``s`` the last start at or before ``g``.
-
-    A block's sums are those of one ``np.cumsum`` of the block alone, bit for bit: float sums
-    depend on where they start (integer ones do not, and take one pass over the row).
+    """Prefix sums of the rows of ``V`` (K, E), shape (K, E + 1), read as differences of two
+    columns of one block, a block starting at every column of ``starts`` (increasing,
+    ``starts[0] = 0``): such a difference is, bit for bit, the one ``np.cumsum`` of the block
+    alone gives. Float sums depend on where they start, so they start again at each block
+    (column ``g`` is then the sum of ``V[:, s:g]``, ``s`` the last start at or before ``g``);
+    integer sums are exact, so one pass over the row serves.
     """
     K, E = V.shape
     P = np.zeros((K, E + 1), dtype=V.dtype)
