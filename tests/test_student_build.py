@@ -139,17 +139,52 @@ def test_student_pages_offer_the_student_notebook_and_launch_it(md, student):
     assert "(student edition)" in raw
 
 
+# An opening or closing <div> or <details> tag; a <script> or <style> element is matched whole
+# (and skipped), so that a tag written inside a script is not taken for one.
+BLOCK_TAG_RE = re.compile(r"(?is)<(script|style)\b.*?</\1\s*>|<(/?)(div|details)\b([^>]*)>")
+CLASS_RE = re.compile(r"""class=["']([^"']*)""")
+# The elements that hold what a chapter computed: its cells' outputs and its check boxes.
+OUTPUT_CLASS = {"div": "cell_output", "details": "ev-checks"}
+
+
+def output_spans(raw: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the outermost output and check-box elements of a page."""
+    spans, open_tags = [], []
+    for m in BLOCK_TAG_RE.finditer(raw):
+        if m.group(1):
+            continue
+        closing, tag = m.group(2), m.group(3).lower()
+        if not closing:
+            cls = CLASS_RE.search(m.group(4))
+            open_tags.append((tag, m.start(), bool(cls) and OUTPUT_CLASS[tag] in cls.group(1).split()))
+            continue
+        opened = None
+        while open_tags and opened != tag:
+            opened, start, is_output = open_tags.pop()
+        if opened == tag and is_output:
+            while spans and spans[-1][0] > start:  # outputs inside this one closed first
+                spans.pop()
+            spans.append((start, m.end()))
+    return spans
+
+
 def split_page(raw: str) -> tuple[str, str]:
     """A page's text without its cells' outputs and check boxes, and the text of those
-    (tables and measured values the chapter computes)."""
-    from bs4 import BeautifulSoup
+    (tables and measured values the chapter computes), words separated as they show."""
+    spans = output_spans(raw)
+    computed = " ".join(html_text(re.sub(r"<[^>]+>", " ", re.sub(
+        r"(?is)<(script|style)\b.*?</\1>", " ", raw[start:end]))) for start, end in spans)
+    edges = [0, *(i for span in spans for i in span), len(raw)]
+    return html_text("".join(raw[a:b] for a, b in zip(edges[::2], edges[1::2]))), computed
 
-    soup = BeautifulSoup(raw, "html.parser")
-    outputs = soup.select("div.cell_output, details.ev-checks")
-    computed = " ".join(node.get_text(" ") for node in outputs)
-    for node in outputs:
-        node.decompose()
-    return html_text(str(soup)), computed
+
+def test_split_page_separates_outputs_and_prose():
+    page = ("<p>prose 1</p>\n<div class='cell_output docutils'><div>0.125</div><div>0.5</div></div>\n"
+            "<script>var s = '<div class=\"cell_output\">';</script>\n<p>prose 2</p>\n"
+            "<details class='ev-checks'><div class=\"cell_output\">0.25</div> 7</details>\n<p>3</p>")
+    prose, computed = split_page(page)
+    assert prose.split() == ["prose", "1", "prose", "2", "3"] and "0.125" not in prose
+    assert computed.split() == ["0.125", "0.5", "0.25", "7"]
 
 
 @pytest.mark.parametrize("md", CHAPTERS, ids=[md.stem for md in CHAPTERS])
