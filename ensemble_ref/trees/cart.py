@@ -154,19 +154,31 @@ class Tree:
         return int(np.sum(self.children_left == TREE_LEAF))
 
     def apply(self, X32: np.ndarray) -> np.ndarray:
-        """Leaf id of every row of ``X32`` (rounded to float32 first; all rows descend together)."""
+        """Leaf id of every row of ``X32`` (rounded to float32 first; all rows descend together).
+
+        Every row takes ``max_depth`` steps; a leaf is its own child on both sides, so a
+        row that has reached its leaf stays there.
+        """
         X32 = np.asarray(X32, dtype=np.float32)
+        feature, threshold, children = self._routing()
+        flat, base = X32.ravel(), np.arange(X32.shape[0]) * X32.shape[1]
         node = np.zeros(X32.shape[0], dtype=np.intp)
-        rows = np.arange(X32.shape[0])
         for _ in range(self.max_depth):
-            nd = node[rows]
-            inner = self.children_left[nd] != TREE_LEAF
-            rows, nd = rows[inner], nd[inner]
-            if rows.size == 0:
-                break
-            go_left = X32[rows, self.feature[nd]] <= self.threshold[nd]  # x_j <= s goes left
-            node[rows] = np.where(go_left, self.children_left[nd], self.children_right[nd])
+            go_left = flat.take(base + feature.take(node)) <= threshold.take(node)  # x_j <= s goes left
+            node = children.take(2 * node + 1 - go_left)
         return node
+
+    def _routing(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``feature``, ``threshold`` and the children interleaved (left, right) per node, with
+        every leaf its own child; computed once per tree."""
+        if getattr(self, "_routes", None) is None:
+            leaf = self.children_left == TREE_LEAF
+            own = np.arange(self.node_count)
+            children = np.stack([np.where(leaf, own, self.children_left),
+                                 np.where(leaf, own, self.children_right)], axis=1).ravel()
+            self._routes = (np.where(leaf, 0, self.feature).astype(np.intp),
+                            np.asarray(self.threshold, dtype=np.float64), children.astype(np.intp))
+        return self._routes
 
 
 def _resolve_max_features(max_features: Any, d: int) -> int:
