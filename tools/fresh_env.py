@@ -11,7 +11,8 @@ the report. The test runner (pytest and nbval,
 pinned as in ``requirements-dev.txt``) is installed after it. Then, with that
 environment's Python and its own ``python3`` kernel, it runs every chapter's
 ``.ipynb`` (what the launch buttons open) under ``pytest --nbval-lax``, two
-chapters at once, **with the seed** ``TEST_SEED`` **instead of each
+chapters at once (two pytest processes, each taking batches of chapters from one
+queue), **with the seed** ``TEST_SEED`` **instead of each
 chapter's published one** (``ENSEMBLES_VERIFIED_SEED``): a claim that holds only
 for the seed it was written with fails here. Each chapter's mutants
 (``tools/mutate_book.py``) branch off that same execution
@@ -62,30 +63,63 @@ def runner_pins(repo: Path) -> list[str]:
     return pins
 
 
-def longest_first(notebooks: list[str]) -> list[str]:
-    """The chapters, the longest source first: a rough guess of their cost, good enough for
-    a queue that gives each free worker the next chapter."""
-    return sorted(notebooks, key=lambda n: -Path(n).with_suffix(".md").stat().st_size)
+def cost(notebook: str) -> int:
+    """A rough guess of a chapter's cost: the size of its source."""
+    return Path(notebook).with_suffix(".md").stat().st_size
 
 
-def _nbval_one(python: Path, repo: Path, env: dict, work: Path, notebook: str) -> tuple[int, str, dict]:
-    """One chapter under nbval in a pytest process of its own: exit code, log, report."""
-    name = Path(notebook).stem
+def _nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str], name: str) -> tuple[int, str, dict]:
+    """``notebooks`` under nbval in one pytest process: exit code, log, report."""
     report, log_path = work / f"nbval-{name}.json", work / f"nbval-{name}.log"
     args = [str(python), "-m", "pytest", "--nbval-lax", "--nbval-cell-timeout=900",
             "-p", "tools.nbval_mutants", "-p", "no:cacheprovider", "--confcutdir", str(repo / "book"),
-            "-o", "addopts=", "-rf", "-v", notebook]
-    for attempt in (1, 2):
-        with log_path.open("w") as log:
-            code = subprocess.run(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
-                                  stdout=log, stderr=subprocess.STDOUT, timeout=3000).returncode
-        text = log_path.read_text()
-        # A kernel that died before it answered (two kernels started at once can be given the
-        # same TCP port) ran no cell of the chapter: start it once more, and say so.
-        if code == 0 or KERNEL_NEVER_STARTED not in text or attempt == 2:
-            break
-        print(f"{name}: the kernel died before it started; the chapter runs again", flush=True)
-    return code, text, json.loads(report.read_text()) if report.exists() else {}
+            "-o", "addopts=", "-rf", "-v", *notebooks]
+    with log_path.open("w") as log:
+        code = subprocess.run(args, cwd=repo, env={**env, "NBVAL_MUTANTS_REPORT": str(report)},
+                              stdout=log, stderr=subprocess.STDOUT, timeout=3000 * len(notebooks)).returncode
+    return code, log_path.read_text(), json.loads(report.read_text()) if report.exists() else {}
+
+
+def _unfinished(notebooks: list[str], part: dict) -> list[str]:
+    """The notebooks of a run that did not finish or had a failing cell."""
+    cells = part.get("cells", {})
+    return [nb for nb in notebooks if Path(nb).name not in part.get("chapters", {})
+            or cells.get(Path(nb).name, {}).get("failed", 0)]
+
+
+def _nbval_batch(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str],
+                 name: str) -> tuple[int, str, dict]:
+    """A batch of chapters under nbval; a chapter whose kernel died before it started (two
+    kernels started at once can be given the same TCP port) runs once more, and says so."""
+    code, log, part = _nbval(python, repo, env, work, notebooks, name)
+    again = _unfinished(notebooks, part) if code and KERNEL_NEVER_STARTED in log else []
+    if not again:
+        return code, log, part
+    names = {Path(nb).name for nb in again}
+    log += f"\n{', '.join(sorted(names))}: the kernel died before it started; run again\n"
+    code, log_again, rerun = _nbval(python, repo, env, work, again, name + "-again")
+    chapters = {Path(nb).with_suffix(".md").relative_to(repo).as_posix() for nb in again}
+    for key in ("chapters", "cells"):
+        part[key] = {k: v for k, v in part.get(key, {}).items() if k not in names} | rerun.get(key, {})
+    part["mutants"] = [m for m in part.get("mutants", []) if m["chapter"] not in chapters] + \
+        rerun.get("mutants", [])
+    part["kernel_prefix"] = part.get("kernel_prefix") or rerun.get("kernel_prefix")
+    return max(code, _failed(part)), log + log_again, part
+
+
+def _failed(part: dict) -> int:
+    return int(any(c.get("failed", 0) for c in part.get("cells", {}).values()))
+
+
+def next_batch(queue: list[str], workers: int) -> list[str]:
+    """Take from the head of ``queue`` (longest first) the next batch of a free worker:
+    chapters worth at least ``1 / (2 * workers)`` of the cost left, so batches shrink as
+    the queue empties and the workers finish together (guided self-scheduling)."""
+    left, batch, taken = sum(cost(nb) for nb in queue), [], 0
+    while queue and (not batch or taken < left / (2 * workers)):
+        batch.append(queue.pop(0))
+        taken += cost(batch[-1])
+    return batch
 
 
 def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[str],
@@ -93,15 +127,28 @@ def run_nbval(python: Path, repo: Path, env: dict, work: Path, notebooks: list[s
     """Every chapter under nbval (``--nbval-lax``) with the seed ``TEST_SEED``, each chapter's
     mutants branching off its execution; the merged reports.
 
-    The chapters form a queue, longest first, served by ``workers`` pytest processes at a
-    time (one per chapter), so a worker that finishes early takes the next chapter.
+    ``workers`` pytest processes run at a time, each on a batch of chapters taken from a
+    queue, longest first (:func:`next_batch`): a worker that finishes early takes the next
+    batch, and a few pytest processes start instead of one per chapter (3 s each, most of
+    it importing nbformat and the mutants).
     """
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
     env = {**env, "ENSEMBLES_VERIFIED_SEED": str(TEST_SEED), "ENSEMBLES_VERIFIED_CLAIMS": "strict",
            "PYTHONPATH": str(repo)}  # the kernels import tools.mutant_checkpoints
+    queue, lock, runs = sorted(notebooks, key=lambda nb: -cost(nb)), threading.Lock(), []
+
+    def worker(k: int) -> None:
+        for batch_no in range(len(notebooks)):
+            with lock:
+                batch = next_batch(queue, workers)
+            if not batch:
+                return
+            runs.append(_nbval_batch(python, repo, env, work, batch, f"{k}-{batch_no}"))
+
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        runs = list(pool.map(lambda nb: _nbval_one(python, repo, env, work, nb), longest_first(notebooks)))
+        list(pool.map(worker, range(workers)))
     merged = {"kernel_prefix": None, "driver_prefix": None, "chapters": {}, "cells": {}, "mutants": [],
               "seed": TEST_SEED}
     for _, _, part in runs:
