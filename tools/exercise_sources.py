@@ -152,13 +152,21 @@ def _json_strings(value) -> list[str]:
     return []
 
 
+# Folders of a build output copied whole from an installed package, not written from the
+# book's sources: MathJax, served with the book (``_ext/offline_mathjax.py``; 23 MB of script).
+COPIED_FOLDERS = {"mathjax"}
+
+
 def folder_text(folder: Path, skip=lambda relative: False) -> str:
-    """The text of every text file of a build output (HTML without tags, JSON strings)."""
+    """The text of every text file of a build output (HTML without tags, JSON strings), but
+    the folders copied whole from a package (``COPIED_FOLDERS``)."""
     import json
 
     parts = []
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.suffix not in TEXT_SUFFIXES or skip(path.relative_to(folder)):
+        relative = path.relative_to(folder)
+        if not path.is_file() or path.suffix not in TEXT_SUFFIXES or skip(relative) \
+                or relative.parts[0] in COPIED_FOLDERS:
             continue
         raw = path.read_text(encoding="utf-8", errors="replace")
         if path.suffix == ".html":
