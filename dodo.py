@@ -7,6 +7,9 @@ start as soon as the stages they need are done, all at once (the operating syste
 the cores by priority): on a two-core machine the long fresh environment runs beside the
 build at a lower priority, and the build's followers (student edition, browser, PDF, the
 HTML checks) start together when it ends, so no stage waits for a slot while a core idles.
+Among the followers, the ones that are one process after another (the student edition and
+the PDF) get the cores first and the browser, which checks pages in two Chromiums at once,
+comes last: it is the stage that can keep both cores busy until the end.
 
     python -m doit             # every stage, then the table of time per stage
     python -m doit list        # the stages
@@ -88,12 +91,12 @@ def task_html():
 def task_student():
     """The student edition (from the build's execution cache), then its tests."""
     return _stage("student", [PY, "-m", "tools.build_student"], [*PYTEST, *READS["student"]],
-                  after=["build"], nice=5)
+                  after=["build"])
 
 
 def task_browser():
     """Every page of the built book in headless Chromium, at 1,400 and 412 px, with axe-core."""
-    return _stage("browser", [*PYTEST, *READS["browser"]], after=["build", "system"])
+    return _stage("browser", [*PYTEST, *READS["browser"]], after=["build", "system"], nice=5)
 
 
 def task_pdf():
