@@ -15,9 +15,10 @@ Two rules of CONTRIBUTING.md's architecture, read off the code rather than trust
   are recognised by their shape wherever they occur in ``ensemble_ref/``:
 
   - *the softmax*: scores minus their log-sum-exp (``S - logsumexp(S)``), or minus their
-    row maximum kept as a column (``S - S.max(axis=1, keepdims=True)``, also through a
-    name assigned that maximum, anywhere in what is subtracted, or ``S -= ...``), the two
-    ways of writing a stable softmax or log-softmax; home: ``_softmax``,
+    row maximum kept as a column (``S - S.max(axis=1, keepdims=True)`` or
+    ``_row_reduce(np.maximum, S)``, also through a name assigned that maximum, anywhere in
+    what is subtracted, or ``S -= ...``), the two ways of writing a stable softmax or
+    log-softmax; home: ``_softmax``,
     ``_log_softmax`` and their ``_log_normaliser`` in ``math/mixture.py``;
   - *the leaf weight and the gain*: a division by a sum with the L2 penalty,
     ``... / (H + lam)`` (also ``reg_lambda``, or through a name assigned that sum), the
@@ -109,7 +110,10 @@ def _name(node: ast.AST) -> str | None:
 
 
 def _is_row_max(node: ast.AST) -> bool:
-    """``S.max(..., keepdims=True)`` or ``np.max(S, ..., keepdims=True)`` (also ``amax``)."""
+    """``S.max(..., keepdims=True)`` or ``np.max(S, ..., keepdims=True)`` (also ``amax``), or
+    ``_row_reduce(np.maximum, S)`` (the same column, taken column by column)."""
+    if isinstance(node, ast.Call) and _name(node.func) == "_row_reduce":
+        return bool(node.args) and _name(node.args[0]) == "maximum"
     return (isinstance(node, ast.Call) and _name(node.func) in ("max", "amax")
             and any(k.arg == "keepdims" and isinstance(k.value, ast.Constant) and k.value.value is True
                     for k in node.keywords))
@@ -196,7 +200,8 @@ COPIES = {
                 "def f(S):\n    S = S - S.max(axis=1, keepdims=True)\n    P = np.exp(S)\n    return P / P.sum(1)\n",
                 "def f(S):\n    top = S.max(axis=1, keepdims=True)\n    return np.exp(S - top)\n",
                 "def f(S):\n    S -= np.max(S, axis=-1, keepdims=True)\n    return np.exp(S)\n",
-                "def f(Z):\n    top = Z.max(axis=1, keepdims=True)\n    return np.exp(Z - np.where(top > 0, top, 0))"],
+                "def f(Z):\n    top = Z.max(axis=1, keepdims=True)\n    return np.exp(Z - np.where(top > 0, top, 0))",
+                "def f(S):\n    top = mixture._row_reduce(np.maximum, S)\n    return np.exp(S - top)\n"],
     "leaf weight or gain": ["def f(G, H, lam):\n    return -G / (H + lam)\n",
                             "def f(g, h, p):\n    return g.sum() ** 2 / (h.sum() + p.reg_lambda)\n",
                             "def f(g, h, reg_lambda):\n    H = h.sum() + reg_lambda\n    return -g.sum() / H\n"],

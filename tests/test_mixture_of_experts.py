@@ -9,6 +9,7 @@ import pytest
 from scipy.stats import norm
 
 from ensemble_ref.ensembles.mixture_of_experts import MixtureOfExperts, make_piecewise_linear
+from ensemble_ref.math import mixture
 from ensemble_ref.math.mixture import (
     expert_load,
     gate_objective,
@@ -70,6 +71,28 @@ def test_log_likelihood_against_scipy_and_underflow():
         pytest.approx(np.log(0.5) - 2000 + np.log1p(np.exp(-1.0)), rel=1e-12)
     r = responsibilities(np.array([[0.5, 0.5]]), np.array([[-2000.0, -2001.0]]))
     np.testing.assert_allclose(r, [[1 / (1 + np.exp(-1)), 1 - 1 / (1 + np.exp(-1))]])
+
+
+def test_row_reductions_are_numpys():
+    """The softmax's row maximum and row sum, taken column by column for a few columns, are
+    numpy's ``np.max`` and ``np.sum`` along the rows bit for bit, for every layout and size."""
+    rng = np.random.default_rng(3)
+    for trial in range(400):
+        E, n = int(rng.integers(1, 10)), int(rng.choice([0, 1, 2, 7, 8, 9, 600, 5000]))
+        A = rng.normal(size=(n + 2, E + 2)) * np.exp(rng.normal(0, 8, size=(n + 2, E + 2)))
+        if trial % 3 == 0:
+            special = rng.random(A.shape) < 0.05
+            A[special] = rng.choice([np.inf, -np.inf, np.nan, 0.0, -0.0], size=special.sum())
+        A = A.astype(np.float32 if trial % 4 == 0 else np.float64)
+        for B in (A[:n, :E].copy(), np.asfortranarray(A[:n, :E]), A[:n, 1:E + 1]):
+            for ufunc, values in ((np.maximum, B), (np.add, np.abs(B))):  # sums of exp(.) >= +0
+                with np.errstate(invalid="ignore", over="ignore"):
+                    expected, got = ufunc.reduce(values, axis=1, keepdims=True), \
+                        mixture._row_reduce(ufunc, values)
+                assert got.shape == expected.shape and got.dtype == expected.dtype
+                np.testing.assert_array_equal(got, expected)
+                finite = ~np.isnan(expected)
+                assert np.array_equal(np.signbit(got[finite]), np.signbit(expected[finite]))
 
 
 def test_top_k_routing():
@@ -162,6 +185,18 @@ def test_em_is_monotone_and_deterministic(regimes):
     for seed in range(1, 6):
         run = MixtureOfExperts(n_experts=3, random_state=seed).fit(X, y)
         assert np.all(np.diff(run.log_likelihoods_) >= -1e-9 * abs(run.log_likelihood_))
+
+
+def test_em_records_the_public_formulas_exactly(regimes):
+    """EM's log-likelihoods are those of the public formulas on the fitted gate and experts,
+    bit for bit (EM calls their unvalidated forms on the arrays fit validated)."""
+    X, y, _, model = regimes
+    for k in (1, 2, 5):
+        run = MixtureOfExperts(n_experts=3, max_iter=k, random_state=k).fit(X, y)
+        G = softmax_gate(X, run.gate_coef_)
+        L = linear_gaussian_log_density(X, y, run.expert_coef_, run.expert_variance_)
+        assert mixture_log_likelihood(G, L) == run.log_likelihood_
+    assert model.log_likelihood(X, y) == model.log_likelihood_
 
 
 def test_recovers_two_known_regimes():

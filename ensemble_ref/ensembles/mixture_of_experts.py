@@ -42,7 +42,6 @@ from ..math import mixture
 from ..math.mixture import (
     linear_gaussian_log_density,
     mixture_log_likelihood,
-    responsibilities,
     softmax_gate,
     top_k_route,
 )
@@ -79,8 +78,8 @@ def _feature_scale(X: np.ndarray) -> np.ndarray:
 
 def _gate_value(X1: np.ndarray, V: np.ndarray, R: np.ndarray) -> tuple[float, np.ndarray]:
     """``sum_i sum_e r_ie log g_e(x_i)`` (as :func:`gate_objective`) and the gate, unvalidated."""
-    S = X1 @ V.T  # the gate's scores
-    return float(np.sum(R * mixture._log_softmax(S))), mixture._softmax(S)  # eq-moe-gate
+    log_g = mixture._log_softmax(X1 @ V.T)  # the log of the gate, from its scores
+    return float(np.sum(R * log_g)), np.exp(log_g)  # eq-moe-gate: exp(log_g) is _softmax(scores)
 
 
 def _gate_newton(X1: np.ndarray, R: np.ndarray, V: np.ndarray, steps: int) -> np.ndarray:
@@ -100,9 +99,10 @@ def _gate_newton(X1: np.ndarray, R: np.ndarray, V: np.ndarray, steps: int) -> np
     for _ in range(steps):
         grad = ((R - G)[:, 1:].T @ X1).ravel()  # d/dv_e for e = 1..E-1
         H = np.zeros(((E - 1) * p, (E - 1) * p))
+        GT = G.T.copy()  # (each expert's gate contiguous: the same products, faster)
         for a in range(1, E):
             for b in range(1, E):
-                c = G[:, a] * ((a == b) - G[:, b])
+                c = GT[a] * ((a == b) - GT[b])
                 H[(a - 1) * p:a * p, (b - 1) * p:b * p] = (X1 * c[:, None]).T @ X1
         ridge = 1e-8 * (np.trace(H) / H.shape[0] + 1.0)
         direction = np.linalg.solve(H + ridge * np.eye(H.shape[0]), grad)
@@ -243,16 +243,15 @@ class MixtureOfExperts(RegressorMixin, BaseEstimator):
         V = _gate_newton(X1, R, np.zeros((E, p)), gate_steps)
         curve = []
         converged = False
-        for _ in range(max_iter + 1):
-            G = softmax_gate(X, V)
-            L = linear_gaussian_log_density(X, y, W, s2)
-            curve.append(mixture_log_likelihood(G, L))           # eq-moe-likelihood
+        for _ in range(max_iter + 1):  # (the formulas of math.mixture on arrays validated in fit)
+            J = mixture._joint(mixture._gate(X1, V), mixture._log_density(X1, y, W, s2))
+            curve.append(mixture._log_likelihood(J))             # eq-moe-likelihood
             if len(curve) > 1 and curve[-1] - curve[-2] < tol * n:
                 converged = True
                 break
             if len(curve) == max_iter + 1:
                 break
-            R = responsibilities(G, L)                           # E-step
+            R = mixture._softmax(J)                              # E-step: responsibilities()
             W, s2 = self._experts_step(X1, y, R, W, s2, floor)   # M-step, experts
             V = _gate_newton(X1, R, V, gate_steps)               # M-step, gate
         return V, W, s2, curve, converged
