@@ -207,6 +207,49 @@ def test_tree_arrays_are_consistent():
     assert t.n_node_samples[0] == len(y) and t.depth[0] == 0
 
 
+def _preorder(t, node=0, out=None):
+    """The nodes of ``t`` listed in depth-first pre-order, by recursion (the definition)."""
+    out = [] if out is None else out
+    out.append(node)
+    if t.children_left[node] != -1:
+        _preorder(t, t.children_left[node], out)
+        _preorder(t, t.children_right[node], out)
+    return out
+
+
+@pytest.mark.parametrize("depth", [1, 4, None])
+def test_nodes_are_numbered_in_preorder_whatever_the_depth(depth):
+    """Node ids are the depth-first pre-order, for shallow trees, forests grown together and a
+    chain of depth 299 (its paths from the root take several 62-step keys)."""
+    from ensemble_ref import RandomForestClassifier
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)
+    trees = [DecisionTreeClassifier(max_depth=depth).fit(X, y).tree_]
+    trees += [m.tree_ for m in RandomForestClassifier(n_estimators=5, max_depth=depth,
+                                                      random_state=0).fit(X, y).estimators_]
+    chain = np.arange(300.0)[:, None]
+    trees.append(DecisionTreeClassifier(max_depth=depth).fit(chain, np.arange(300) % 2).tree_)
+    for t in trees:
+        np.testing.assert_array_equal(_preorder(t), np.arange(t.node_count))
+        inner = t.children_left != -1
+        np.testing.assert_array_equal(t.depth[t.children_left[inner]], t.depth[inner] + 1)
+    assert depth is not None or trees[-1].max_depth == 299
+
+
+def test_partition_keeps_every_segment_sorted_for_short_and_long_rows():
+    """Both ways of moving the samples into their children's segments (one sort of all the
+    rows, or a row at a time) give the stable sort by key, truncated."""
+    from ensemble_ref.trees.engine import partition
+    rng = np.random.default_rng(6)
+    for d, N in [(3, 50), (7, 2500), (2, 2501), (4, 6000)]:
+        S = np.argsort(rng.random((d, N)), axis=1)
+        key = rng.integers(0, 4, N).astype(np.uint8)
+        n_keep = int(np.sum(key < 3))
+        expected = np.array([row[np.argsort(key[row], kind="stable")][:n_keep] for row in S])
+        np.testing.assert_array_equal(partition(S, key, n_keep), expected)
+
+
 def test_min_samples_parameters_are_respected():
     X, y, _, _, _ = make_data(12)
     for msl, mss in [(7, 2), (1, 40), (0.05, 0.2)]:

@@ -50,6 +50,7 @@ from .scalars import (  # noqa: F401  (re-exported: one entry point for validati
     check_pair,
     check_random_state,
     check_reals,
+    check_seed,
     check_size,
 )
 

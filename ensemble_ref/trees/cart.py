@@ -72,6 +72,7 @@ from ..core.validation import (
     check_labels,
     check_random_state,
     check_sample_weight,
+    check_seed,
     check_X_y,
 )
 from ..math import importance
@@ -231,7 +232,9 @@ def grow_trees(trees: list, data: SortedColumns, y: np.ndarray, weights: list,
     first = trees[0]
     d, N = data.XT.shape
     params = first._grow_params(N, d)
-    rngs = [check_random_state(tree.random_state) for tree in trees]
+    # the generators of the feature draws (only a subsample draws: the others are checked)
+    check = check_random_state if params.max_features < d else check_seed
+    rngs = [check(tree.random_state) for tree in trees]
     offsets = np.array([first._offset(y, w) for w in weights])
     coded = value_codes(data)
     if coded is not None:

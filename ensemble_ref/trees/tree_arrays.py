@@ -52,46 +52,60 @@ def assemble_trees(rec: NodeRecords, n_trees: int, d: int) -> list[dict]:
     # children are recorded in pairs, the left one first: a right child's id is its sibling's + 1
     lefts = np.flatnonzero(is_left)
     left = np.full(n_nodes, TREE_LEAF, dtype=np.intp)
-    left[np.take(parent, lefts)] = lefts
+    left[parent.take(lefts)] = lefts
     feature = np.full(n_nodes, TREE_UNDEFINED, dtype=np.intp)
     threshold = np.full(n_nodes, float(TREE_UNDEFINED))
     if rec.split_nodes:
-        feature[np.concatenate(rec.split_nodes)] = np.concatenate(rec.split_feature)
-        threshold[np.concatenate(rec.split_nodes)] = np.concatenate(rec.split_threshold)
+        at = np.concatenate(rec.split_nodes)
+        feature[at] = np.concatenate(rec.split_feature)
+        threshold[at] = np.concatenate(rec.split_threshold)
 
-    # pre-order ids: subtree sizes bottom-up, then offsets top-down, one depth at a time
-    # (ids are breadth-first over all trees, so each depth is a contiguous range)
-    inner = left != TREE_LEAF
-    bounds = np.searchsorted(depth, np.arange(depth.max() + 2))
-    levels = [a + np.flatnonzero(inner[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
-    size = np.ones(n_nodes, dtype=np.intp)
-    for at in reversed(levels):
-        child = np.take(left, at)
-        size[at] += np.take(size, child) + np.take(size, child + 1)
-    pre = np.zeros(n_nodes, dtype=np.intp)  # roots: 0
-    for at in levels:
-        child, below = np.take(left, at), np.take(pre, at) + 1
-        pre[child] = below
-        pre[child + 1] = below + np.take(size, child)
-
+    # pre-order: by tree, then by the path from the root (a node before its subtree, a left
+    # subtree before the right one), all trees in one sort
+    order = np.lexsort((depth, *reversed(_path_keys(parent, is_left, depth)), tree))
+    dest = np.empty(n_nodes, dtype=np.intp)  # position of every node among all trees' pre-ordered nodes
+    dest[order] = np.arange(n_nodes)
     per_tree = np.bincount(tree, minlength=n_trees)
-    first = np.cumsum(per_tree) - per_tree
-    dest = np.take(first, tree) + pre  # position of every node among all trees' pre-ordered nodes
-    child = np.maximum(left, 0)
-    pre_left = np.take(pre, child)
-    local = (np.where(inner, pre_left, TREE_LEAF),
-             np.where(inner, pre_left + np.take(size, child), TREE_LEAF))  # the right child follows the left subtree
+    pre = dest - (np.cumsum(per_tree) - per_tree).take(tree)  # position within its tree
+    inner = left != TREE_LEAF
+    child = np.where(inner, left, 0)  # (a leaf reads node 0, then is set to TREE_LEAF)
+    local = (np.where(inner, pre.take(child), TREE_LEAF),
+             np.where(inner, pre.take(child + inner), TREE_LEAF))  # the right child: left + 1
 
     def reorder(a):
-        out = np.empty_like(a)
-        out[dest] = a
-        return out
+        return a.take(order, axis=0)
 
     arrays = dict(children_left=reorder(local[0]), children_right=reorder(local[1]),
                   feature=reorder(feature), threshold=reorder(threshold),
                   value=reorder(rec.field("value")), impurity=reorder(rec.field("imp")),
                   n_node_samples=reorder(rec.field("n").astype(np.intp)),
                   weighted_n_node_samples=reorder(rec.field("W")), depth=reorder(depth))
+    if n_trees == 1:
+        return [dict(arrays, n_features=d)]
     cuts = np.cumsum(per_tree)[:-1]
     split = {name: np.split(a, cuts) for name, a in arrays.items()}
     return [dict({name: split[name][t] for name in arrays}, n_features=d) for t in range(n_trees)]
+
+
+_PATH_BITS = 62  # steps of a path held by one int64 key
+
+
+def _path_keys(parent: np.ndarray, is_left: np.ndarray, depth: np.ndarray) -> list[np.ndarray]:
+    """Every node's path from its root as int64 keys, 62 steps a key, most significant first:
+    a right step is the bit 1, and the path is padded with left steps (0).
+
+    Sorting by the keys, then by depth, puts a node before its subtree (its left child has
+    its keys and a larger depth) and its left subtree before its right one: the pre-order.
+    Nodes are numbered by depth, each after its parent, so one pass per depth sets them.
+    """
+    D = int(depth.max())
+    keys = [np.zeros(depth.size, dtype=np.int64) for _ in range(max(1, -(-D // _PATH_BITS)))]
+    bounds = np.searchsorted(depth, np.arange(D + 2))
+    for k in range(1, D + 1):
+        a, b = bounds[k], bounds[k + 1]
+        up = parent[a:b]
+        for key in keys:
+            key[a:b] = key.take(up)
+        c, bit = divmod(k - 1, _PATH_BITS)
+        keys[c][a:b] += (~is_left[a:b]).astype(np.int64) << (_PATH_BITS - 1 - bit)
+    return keys
