@@ -76,6 +76,46 @@ def test_staged_errors_match_brute_force():
     assert np.allclose(staged_errors(Fr, yr), want_r)
 
 
+def _staged_by_numpy(F, y):
+    """staged_errors as numpy's cumsum and arg-max along the axes write it (the definition)."""
+    T = F.shape[0]
+    mean = np.cumsum(F, axis=0) / np.arange(1, T + 1).reshape((T,) + (1,) * (F.ndim - 1))
+    loss = (np.argmax(mean, axis=-1) != y).astype(float) if F.ndim == 3 else (mean - y) ** 2
+    return loss.mean(axis=1)
+
+
+@pytest.mark.parametrize("K", [None, 2, 3, 9])
+@pytest.mark.parametrize("shape", [(30, 2000), (3, 10), (200, 40)])
+def test_staged_and_oob_errors_are_numpys_bit_for_bit(K, shape):
+    """The member-by-member sums and the arg-max column by column give numpy's numbers exactly
+    (ties included: one-hot votes), and leave the outputs passed in unchanged."""
+    rng = np.random.default_rng(8)
+    T, N = shape
+    if K is None:
+        F, y = rng.normal(size=(T, N)) * np.exp(rng.normal(0, 5, size=(T, N))), rng.normal(size=N)
+    elif K == 2:
+        F, y = one_hot_votes(rng.integers(0, K, size=(T, N)), K), rng.integers(0, K, N)
+    else:
+        F, y = rng.dirichlet(np.ones(K), size=(T, N)), rng.integers(0, K, N)
+    before = F.copy()
+    np.testing.assert_array_equal(staged_errors(F, y), _staged_by_numpy(F, y))
+    np.testing.assert_array_equal(F, before)
+    c = in_bag_counts([rng.integers(0, N, N) for _ in range(T)], N)
+    oob = (c == 0).astype(float)
+    n_oob = np.cumsum(oob, axis=0)
+    w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.cumsum(w * F, axis=0) / n_oob.reshape(n_oob.shape + (1,) * (F.ndim - 2))
+    has = n_oob > 0
+    mean = np.where(has.reshape(has.shape + (1,) * (F.ndim - 2)), mean, 0.0)
+    loss = (np.argmax(mean, axis=-1) != y).astype(float) if F.ndim == 3 else (mean - y) ** 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        want = (loss * has).sum(axis=1) / has.sum(axis=1)
+    errors, coverage = oob_error_curve(c, F, y)
+    np.testing.assert_array_equal(errors, want)
+    np.testing.assert_array_equal(coverage, has.mean(axis=1))
+
+
 def test_hard_votes_ties_go_to_lowest_class():
     F = one_hot_votes(np.array([[0], [1]]), 2)  # two members, one point, one vote each
     assert staged_errors(F, np.array([0]))[-1] == 0.0

@@ -113,11 +113,13 @@ def check_reals(value: Any, name: str, low: float | None = None, high: float | N
         raise ValueError(f"{name} must be a non-empty 1-D array, got shape {arr.shape}.")
     if ndim is not None and arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-D array, got shape {arr.shape}.")
+    if low is None and high is None:
+        if not _only_allowed(arr, allow_nan, allow_inf):
+            what = "NaN" if allow_inf else "infinity (NaN marks a missing value)" if allow_nan else \
+                "NaN or infinity (only finite values)"
+            raise ValueError(f"{name} must not contain {what}.")
+        return arr
     bad = (np.isnan(arr) & (not allow_nan)) | (np.isinf(arr) & (not allow_inf))
-    if low is None and high is None and bad.any():
-        what = "NaN" if allow_inf else "infinity (NaN marks a missing value)" if allow_nan else \
-            "NaN or infinity (only finite values)"
-        raise ValueError(f"{name} must not contain {what}.")
     if low is not None:
         bad |= (arr <= low) if low_open else (arr < low)
     if high is not None:
@@ -127,6 +129,18 @@ def check_reals(value: Any, name: str, low: float | None = None, high: float | N
         interval = message or f"lie in {left}{low}, {high}{right}"
         raise ValueError(f"{name} must {interval}, got {value!r}.")
     return arr
+
+
+def _only_allowed(arr: np.ndarray, allow_nan: bool, allow_inf: bool) -> bool:
+    """Whether the float array ``arr`` holds no NaN (unless allowed) and no infinity (unless
+    allowed): one pass over it, two for all-finite (its minimum and maximum, NaN if it holds one)."""
+    if allow_nan and allow_inf:
+        return True
+    if allow_nan:
+        return not np.isinf(arr).any()
+    if allow_inf:
+        return not np.isnan(arr).any()
+    return arr.size == 0 or bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
 
 
 def check_pair(y: Any, F: Any, labels: str | None = None) -> tuple[np.ndarray, np.ndarray]:

@@ -120,8 +120,37 @@ def _outputs(outputs: np.ndarray, y: np.ndarray | None) -> tuple[np.ndarray, np.
 def _errors(mean_outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Per-point loss of aggregated outputs: 0-1 loss of the arg-max, or squared error."""
     if mean_outputs.ndim == y.ndim + 1:  # classifier: arg-max of the averaged scores
-        return (np.argmax(mean_outputs, axis=-1) != y).astype(np.float64)
+        return (_argmax_last(mean_outputs) != y).astype(np.float64)
     return (mean_outputs - y) ** 2
+
+
+def _cumsum_members(F: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """``np.cumsum(F, axis=0, out=out)`` of float members' outputs: the same sums (each member
+    added to the sum of those before it), a member at a time when a member holds 64 numbers or
+    more (numpy accumulates along the first axis about ten times slower than it adds two rows).
+    ``out`` may be ``F`` itself (an array of one's own: no fresh pages to fault in)."""
+    if F.dtype != np.float64 or F.shape[0] * 64 > F.size:
+        return np.cumsum(F, axis=0, out=out)
+    out = np.empty_like(F) if out is None else out
+    out[0] = F[0]
+    for t in range(1, F.shape[0]):
+        np.add(out[t - 1], F[t], out=out[t])
+    return out
+
+
+def _argmax_last(A: np.ndarray) -> np.ndarray:
+    """``np.argmax(A, axis=-1)`` (the first largest), compared column by column for 2 to 8 classes
+    without NaN (numpy's arg-max along a short last axis is ten times slower); numpy's otherwise."""
+    K = A.shape[-1]
+    if not (A.dtype.kind == "f" and 1 < K <= 8) or np.isnan(A).any():
+        return np.argmax(A, axis=-1)
+    best, index = A[..., 0], np.zeros(A.shape[:-1], dtype=np.intp)
+    for k in range(1, K):
+        better = A[..., k] > best  # strictly: a tie keeps the first
+        index[better] = k
+        if k + 1 < K:
+            best = np.maximum(best, A[..., k])
+    return index
 
 
 def staged_errors(outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -143,9 +172,10 @@ def staged_errors(outputs: np.ndarray, y: np.ndarray) -> np.ndarray:
         of the arg-max (ties go to the lowest class index), of the average of
         members ``1..M``.
     """
-    F, y = _outputs(outputs, y)
+    F, y = _outputs(outputs, y)  # (F: a copy of the outputs, check_reals's own)
     T = F.shape[0]
-    mean_M = np.cumsum(F, axis=0) / np.arange(1, T + 1).reshape((T,) + (1,) * (F.ndim - 1))
+    mean_M = _cumsum_members(F, out=F)  # (in place: no fresh pages)
+    mean_M /= np.arange(1, T + 1).reshape((T,) + (1,) * (F.ndim - 1))
     return _errors(mean_M, y[None]).mean(axis=1)
 
 
@@ -231,9 +261,9 @@ def oob_error_curve(in_bag: np.ndarray, outputs: np.ndarray, y: np.ndarray
     F, y = _outputs(outputs, y)
     c = _counts(in_bag, F)
     oob = (c == 0).astype(np.float64)
-    n_oob_M = np.cumsum(oob, axis=0)  # |M_i| using members 1..M
+    n_oob_M = _cumsum_members(oob)  # |M_i| using members 1..M
     w = oob.reshape(oob.shape + (1,) * (F.ndim - 2))
-    total_M = np.cumsum(w * F, axis=0)
+    total_M = _cumsum_members(w * F)
     has = n_oob_M > 0
     with np.errstate(invalid="ignore", divide="ignore"):
         mean_M = total_M / n_oob_M.reshape(n_oob_M.shape + (1,) * (F.ndim - 2))
