@@ -37,7 +37,7 @@ from __future__ import annotations
 import numbers
 import os
 import warnings
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -60,6 +60,7 @@ from ..math import aggregation, importance
 from ..math.bootstrap import bootstrap_indices
 from ..trees.cart import DecisionTreeClassifier, DecisionTreeRegressor, grow_trees
 from ..trees.engine import SortedColumns, to_float32
+from ..trees.leaves import package_trees, tree_values
 
 __all__ = ["BaggingClassifier", "BaggingRegressor"]
 
@@ -198,17 +199,29 @@ class _BaseBagging(BaseEstimator):
         if self.oob_score:
             self._set_oob(X, y)
 
+    def _outputs(self, X: np.ndarray, member_output: Callable, rows: list | None = None) -> Iterator:
+        """``member_output(member, X[rows[b]])`` for every member ``b`` in turn (all rows of ``X``
+        without ``rows``). Trees of the package, fitted on every class, give their leaf values,
+        all trees descending together (:func:`~ensemble_ref.trees.leaves.tree_leaves`): the
+        numbers their ``predict_proba`` (``predict``) gives, without validating ``X`` again."""
+        if package_trees(self.estimators_, getattr(self, "n_classes_", None)):
+            return tree_values(self.estimators_, X, rows)
+        subsets = (X if r is None else X[r] for r in (rows or [None] * len(self.estimators_)))
+        return (member_output(member, X_b) if X_b.shape[0] else None  # (no point: no call)
+                for member, X_b in zip(self.estimators_, subsets))
+
     def _oob_sum(self, X: np.ndarray, member_output: Callable, width: int
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Sum of the members' outputs at the points each left out, and how many did."""
         total = np.zeros((X.shape[0], width))
         n_oob = np.zeros(X.shape[0], dtype=np.intp)
-        for member, idx in zip(self.estimators_, self.estimators_samples_):
-            oob = np.ones(X.shape[0], dtype=bool)
-            oob[idx] = False  # i is out of bag for b when b never drew it
-            if oob.any():
-                total[oob] += member_output(member, X[oob])
-                n_oob[oob] += 1
+        # i is out of bag for b when b never drew it
+        rows = [np.flatnonzero(np.bincount(idx, minlength=X.shape[0]) == 0)
+                for idx in self.estimators_samples_]
+        for at, out in zip(rows, self._outputs(X, member_output, rows)):
+            if at.size:
+                total[at] += out.reshape(at.size, width)
+                n_oob[at] += 1
         covered = n_oob > 0
         if not covered.any():
             raise ValueError(
@@ -345,8 +358,8 @@ class BaggingClassifier(ClassifierMixin, _BaseBagging):
         """Average of the members' class probabilities, shape (n_samples, n_classes)."""
         X = self._check_X_predict(X)
         P = np.zeros((X.shape[0], self.n_classes_))
-        for member in self.estimators_:
-            P += member_proba(member, X, self.n_classes_)
+        for out in self._outputs(X, lambda m, Xs: member_proba(m, Xs, self.n_classes_)):
+            P += out
         return P / len(self.estimators_)  # eq-bagging-average
 
     def predict(self, X: Any) -> np.ndarray:
@@ -442,6 +455,6 @@ class BaggingRegressor(RegressorMixin, _BaseBagging):
         """Average of the members' predictions."""
         X = self._check_X_predict(X)
         total = np.zeros(X.shape[0])
-        for member in self.estimators_:
-            total += np.asarray(member.predict(X), dtype=float)
+        for out in self._outputs(X, lambda m, Xs: np.asarray(m.predict(Xs), dtype=float)):
+            total += out
         return total / len(self.estimators_)  # eq-bagging-average

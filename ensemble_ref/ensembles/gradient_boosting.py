@@ -91,6 +91,7 @@ from ..math.gradient_boosting import weighted_median
 from ..math.losses import get_loss, sigmoid
 from ..trees.cart import DecisionTreeRegressor
 from ..trees.engine import SortedColumns, to_float32
+from ..trees.leaves import tree_leaves
 
 __all__ = ["GradientBoostingRegressor", "GradientBoostingClassifier"]
 
@@ -171,8 +172,9 @@ class _BaseGradientBoosting(BaseEstimator):
         self._check_is_fitted("estimators_")
         X32 = to_float32(check_array(X, estimator=self))  # validated once
         F = np.full(X32.shape[0], self.init_)
-        for tree in self.estimators_:
-            F = F + self.learning_rate * tree.tree_.value[tree.tree_.apply(X32)]
+        trees = [tree.tree_ for tree in self.estimators_]
+        for tree, leaves in zip(trees, tree_leaves(trees, X32)):  # the trees descend together
+            F = F + self.learning_rate * tree.value[leaves]
             yield F
 
     def _raw(self, X: Any) -> np.ndarray:
