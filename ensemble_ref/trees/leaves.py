@@ -59,7 +59,8 @@ def _descend(trees: list, flat: np.ndarray, d: int, rows: list[np.ndarray]) -> l
     for _ in range(max(tree.max_depth for tree in trees)):
         go_left = flat.take(base + feature.take(node)) <= threshold.take(node)  # x_j <= s goes left
         node = children.take(2 * node + 1 - go_left)
-    return [part - o for part, o in zip(np.split(node, np.cumsum(lengths)[:-1]), offset)]
+    bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
+    return [node[lo:hi] - o for lo, hi, o in zip(bounds[:-1], bounds[1:], offset)]
 
 
 def package_trees(members: Sequence, n_classes: int | None = None) -> bool:

@@ -82,9 +82,9 @@ def assemble_trees(rec: NodeRecords, n_trees: int, d: int) -> list[dict]:
                   weighted_n_node_samples=reorder(rec.field("W")), depth=reorder(depth))
     if n_trees == 1:
         return [dict(arrays, n_features=d)]
-    cuts = np.cumsum(per_tree)[:-1]
-    split = {name: np.split(a, cuts) for name, a in arrays.items()}
-    return [dict({name: split[name][t] for name in arrays}, n_features=d) for t in range(n_trees)]
+    bounds = np.concatenate([[0], np.cumsum(per_tree)]).tolist()  # each tree's nodes, in turn
+    return [dict({name: a[lo:hi] for name, a in arrays.items()}, n_features=d)
+            for lo, hi in zip(bounds[:-1], bounds[1:])]
 
 
 _PATH_BITS = 62  # steps of a path held by one int64 key
