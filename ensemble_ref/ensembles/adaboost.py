@@ -331,7 +331,7 @@ class AdaBoostClassifier(ClassifierMixin, BaseEstimator):
         X = check_array(X, estimator=self)
         F = np.zeros((X.shape[0], self.n_classes_))
         for alpha, h in zip(self.estimator_weights_, self.estimators_):
-            F = F + alpha * self._codes(h, X)  # F_t = F_{t-1} + alpha_t h_t
+            F += alpha * self._codes(h, X)  # F_t = F_{t-1} + alpha_t h_t (in place: copies go out)
             yield F[:, 1].copy() if self.n_classes_ == 2 else F.copy()
 
     def decision_function(self, X: Any) -> np.ndarray:

@@ -79,7 +79,7 @@ def _reweight(D, yh, alpha):
 def _samme_codes(index, K):
     """Rows with 1 at the class ``index[i]`` and -1/(K - 1) elsewhere (K = 2: +-1)."""
     codes = np.full((index.shape[0], K), -1.0 / (K - 1))
-    codes[np.arange(index.shape[0]), index] = 1.0
+    codes.ravel()[np.arange(0, codes.size, K) + index] = 1.0  # (flat: twice as fast as [i, index])
     return codes
 
 
