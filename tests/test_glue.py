@@ -1,4 +1,4 @@
-"""Glued numbers: the chapters' ``glue_numbers`` writes what MyST-NB's ``glue`` writes.
+"""Glued numbers and text: ``glue_numbers`` and ``glue_text`` write what MyST-NB's ``glue`` writes.
 
 ``ensembles_verified.notebook`` emits MyST-NB's glue output itself (importing MyST-NB's
 glue module costs a chapter's kernel over a second); the text of the book reads those
@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ensembles_verified import glue_numbers
+from ensembles_verified import glue_numbers, glue_text
 
 
 def outputs(call) -> list[tuple[dict, dict]]:
@@ -41,3 +41,23 @@ def test_glue_numbers_writes_what_myst_nb_glue_writes(value):
 def test_a_different_number_writes_a_different_output():
     """The comparison above can fail: two numbers give two outputs."""
     assert outputs(lambda: glue_numbers(n=1)) != outputs(lambda: glue_numbers(n=2))
+
+
+@pytest.mark.parametrize("value", ["1.2.3", "left", "", "`Ordered`"])
+@pytest.mark.parametrize("markdown", [False, True])
+def test_glue_text_writes_what_myst_nb_glue_writes(value, markdown):
+    from IPython.display import Markdown
+    from myst_nb import glue
+
+    text = Markdown(value) if markdown else value
+    ours = outputs(lambda: glue_text(t=text))
+    theirs = outputs(lambda: glue("t", text, display=False))
+    assert ours == theirs and len(ours) == 1
+    assert ("application/papermill.record/text/markdown" in ours[0][0]) == markdown
+
+
+def test_glue_text_refuses_what_is_not_text():
+    with pytest.raises(TypeError, match="version must be a str or an IPython.display.Markdown"):
+        glue_text(version=2.1)
+    with pytest.raises(TypeError, match="glue_numbers"):
+        glue_text(n=np.float64(1.0))

@@ -6,7 +6,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["glue_numbers", "member_outputs", "staged_error_curve"]
+__all__ = ["glue_numbers", "glue_text", "member_outputs", "staged_error_curve"]
 
 
 # MyST-NB's glue protocol: an output of MIME types under this prefix, named in the
@@ -47,6 +47,20 @@ def glue_numbers(**values: Any) -> None:
             raise ValueError(f"{name} must be finite, got {value}.")
         number = int(arr) if arr.dtype.kind in "biu" else float(arr)
         _glue(name, number)
+
+
+def glue_text(**values: Any) -> None:
+    """Glue each keyword as text the prose quotes: a string with ``{glue:text}`name```, an
+    ``IPython.display.Markdown`` (a version number, a value in code font) with
+    ``{glue:md}`name```. Nothing is displayed.
+    """
+    from IPython.display import Markdown
+
+    for name, value in values.items():
+        if not isinstance(value, str | Markdown):
+            raise TypeError(f"{name} must be a str or an IPython.display.Markdown, got "
+                            f"{type(value).__name__} (glue numbers with glue_numbers).")
+        _glue(name, value)
 
 
 def member_outputs(ensemble: Any, X: Any, method: str = "predict_proba") -> np.ndarray:
