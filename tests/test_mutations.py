@@ -385,6 +385,7 @@ def test_every_mutant_is_killed(mutation_results):
     assert {r["id"] for r in results} == {m.id for m in MUTANTS}
     print("\n".join(f"{r['id']:<34} {'killed' if r['killed'] else 'SURVIVED'} "
                     f"({r['raised'] or '-'}) {r['seconds']} s, {r['how']} from cell {r['from_cell']}"
+                    + (f" to cell {r['at_cell']}" if r.get("at_cell") is not None else "")
                     for r in results))
     survivors = [f"{r['id']} ({r['chapter']}, {r.get('key', r['file'])}): {r['error']}"
                  + (" [the run timed out: the harness, not the book, must be fixed]"

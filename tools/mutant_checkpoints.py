@@ -207,7 +207,7 @@ class Checkpoints:
         began = time.perf_counter()
         pid = os.fork()
         if pid == 0:
-            killed, raised = False, ""
+            killed, raised, index = False, "", start
             try:
                 plan.apply()
                 for index in range(start, len(self.cells)):
@@ -216,6 +216,7 @@ class Checkpoints:
             except BaseException as err:  # noqa: BLE001 - any error stops the chapter
                 killed, raised = True, type(err).__name__
             self._write(plan.id, {"killed": killed, "raised": raised, "from_cell": start,
+                                  "at_cell": index if killed else None,
                                   "seconds": round(time.perf_counter() - began, 1)})
             os._exit(0)
         deadline = time.monotonic() + self.timeout

@@ -94,7 +94,8 @@ def result(mutant: Mutant, outcome: dict, how: str) -> dict:
     return {"id": mutant.id, "chapter": mutant.chapter, "key": mutant.key, "file": mutant.file(),
             "error": mutant.error, "killed": bool(outcome.get("killed")),
             "raised": outcome.get("raised", ""), "how": how,
-            "from_cell": outcome.get("from_cell"), "timeout": bool(outcome.get("timeout")),
+            "from_cell": outcome.get("from_cell"), "at_cell": outcome.get("at_cell"),
+            "timeout": bool(outcome.get("timeout")),
             "died": outcome.get("died"), "broken": outcome.get("broken", ""),
             "seconds": outcome.get("seconds", 0.0)}
 
