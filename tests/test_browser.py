@@ -366,9 +366,9 @@ def width_problems(page) -> list[str]:
     return [f"at {page.viewport_size['width']}px: {p}" for p in page.evaluate(MEASURE_WIDTH)]
 
 
-def narrow_width_problems(tab: "Tab") -> list[str]:
-    """The open page at a phone's width: resized, given two frames to lay out, measured."""
-    tab.page.set_viewport_size({"width": NARROW, "height": 900})
+def resized_width_problems(tab: "Tab", width: int) -> list[str]:
+    """The open page at another width: resized, given two frames to lay out, measured."""
+    tab.page.set_viewport_size({"width": width, "height": 900})
     tab.page.evaluate("() => new Promise(done => requestAnimationFrame("
                       "() => requestAnimationFrame(done)))")
     tab.page.wait_for_timeout(100)  # the theme's resize handlers (sidebars) run
@@ -478,7 +478,14 @@ def slider_problems(page) -> tuple[list[str], int]:
     return problems, roots.count()
 
 
-def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | None = None,
+def chapter_screenshot(page, path: Path) -> None:
+    """One screen centred on the page's first displayed formula (a full page costs seconds)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.evaluate("() => document.querySelector('div.math')?.scrollIntoView({block: 'center'})")
+    page.screenshot(path=str(path))
+
+
+def check_page(tab: Tab, server: LocalServer, relpath: str,
                axe: str | None = None) -> tuple[list[str], dict]:
     """Open one page; return the problems found (empty when the page is sound)."""
     tab.problems, tab.requests = [], []
@@ -486,12 +493,6 @@ def check_page(tab: Tab, server: LocalServer, relpath: str, screenshot: Path | N
     tab.settle()
     info = tab.page.evaluate(INSPECT_PAGE)
     tab.settle()  # requests started by typesetting or by the checks (fonts, images)
-    if screenshot is not None:
-        screenshot.parent.mkdir(parents=True, exist_ok=True)
-        # one screen centred on the first displayed formula (a full page costs seconds)
-        tab.page.evaluate("() => document.querySelector('div.math')"
-                          "?.scrollIntoView({block: 'center'})")
-        tab.page.screenshot(path=str(screenshot))
     problems, requests = tab.problems, tab.requests
     moved, info["sliders"] = slider_problems(tab.page)
     problems += moved
@@ -635,23 +636,26 @@ def check_pages(context, server: LocalServer, pages: list[str], chapters: set[st
     axe = axe_source()
     tab = Tab(context)
     for relpath in pages:
-        shot = ARTIFACTS / (relpath[:-5].replace("/", "__") + ".png") if relpath in chapters else None
-        problems, info = check_page(tab, server, relpath, screenshot=shot)
+        # Each page is loaded at a phone's width, as a phone loads it, and checked there
+        # (formulas, images, links, requests, figures that move, widths), then laid out
+        # again at 1,400 px (the layout is CSS alone; loading the page twice would only
+        # cost time) and checked at that width, where axe-core runs last.
+        tab.page.set_viewport_size({"width": NARROW, "height": 900})
+        problems, info = check_page(tab, server, relpath)
         typeset += info["containers"]
         sliders[relpath] = info["sliders"]
         mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
         stem = relpath[:-5].replace("/", "__")
-        if relpath in SHOT_CHAPTERS:  # the whole page, top to bottom
-            tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"), full_page=True,
-                                 timeout=120_000)
-        # A phone's width: the same page, laid out again at 412 px (the layout is CSS
-        # alone; loading the page a second time would only cost time).
         if 'http-equiv="refresh"' not in (server.root / relpath).read_text(encoding="utf-8"):
-            problems += narrow_width_problems(tab)
-            if relpath in SHOT_CHAPTERS:
+            if relpath in SHOT_CHAPTERS:  # the whole page, top to bottom, at both widths
                 tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{NARROW}.png"), full_page=True,
                                      timeout=120_000)
-            tab.page.set_viewport_size({"width": WIDE, "height": 900})
+            problems += resized_width_problems(tab, WIDE)
+            if relpath in chapters:  # one screen centred on the first displayed formula
+                chapter_screenshot(tab.page, ARTIFACTS / f"{stem}.png")
+            if relpath in SHOT_CHAPTERS:
+                tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"), full_page=True,
+                                     timeout=120_000)
         problems += accessibility_problems(tab.page, axe, tab.contrast_checked)  # thins the formulas
         if problems:
             failures[relpath] = problems

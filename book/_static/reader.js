@@ -13,13 +13,24 @@ function fitWideMath() {
     if (m.getBoundingClientRect().width > line.clientWidth) m.classList.add("ev-wide-math");
   });
 }
+// Measured again whenever the article's width changes: a window resized or a phone turned,
+// and the theme's sidebars shown or hidden after it (the article narrows without a resize).
+let evFitQueued = false;
+function queueFit() {
+  if (evFitQueued) return;
+  evFitQueued = true;
+  requestAnimationFrame(() => { evFitQueued = false; fitWideMath(); });
+}
 window.addEventListener("load", () => {
   const startup = window.MathJax && window.MathJax.startup;
-  (startup && startup.promise ? startup.promise : Promise.resolve()).then(fitWideMath);
+  (startup && startup.promise ? startup.promise : Promise.resolve()).then(() => {
+    fitWideMath();
+    const article = document.querySelector("article");
+    if (!article || !window.ResizeObserver) return;
+    let width = article.clientWidth;
+    new ResizeObserver(() => {
+      if (article.clientWidth !== width) { width = article.clientWidth; queueFit(); }
+    }).observe(article);
+  });
 });
-let evResizeQueued = false;
-window.addEventListener("resize", () => {
-  if (evResizeQueued) return;
-  evResizeQueued = true;
-  requestAnimationFrame(() => { evResizeQueued = false; fitWideMath(); });
-});
+window.addEventListener("resize", queueFit);
