@@ -5,6 +5,7 @@
   test file runs in the ``unit`` stage.
 * Tests are only tests: no test edits ``sys.path``, imports another test module, or
   installs system packages (the ``system`` stage does).
+* The fresh environment runs its chapters in a few pytest processes, longest first.
 """
 
 from __future__ import annotations
@@ -59,3 +60,21 @@ def test_tests_are_only_tests():
                     re.search(r"\bapt(-get)? +install\b", node.value) and path.name != "test_stages.py":
                 problems.append(f"{path.name} installs system packages (line {node.lineno})")
     assert not problems, "\n".join(problems)
+
+
+def test_the_fresh_environment_runs_the_chapters_in_few_batches_longest_first():
+    """Every chapter in exactly one batch, in the queue's order (longest first), each batch
+    worth at least a third of what was left (two workers), so fewer pytest processes start
+    than there are chapters."""
+    from tools.chapters import chapter_notebooks
+    from tools.fresh_env import cost, next_batch
+
+    queue = sorted((str(nb) for nb in chapter_notebooks()), key=lambda nb: -cost(nb))
+    left, batches = list(queue), []
+    while left:
+        total = sum(cost(nb) for nb in left)
+        batches.append(next_batch(left, workers=2))
+        assert len(batches[-1]) == 1 or sum(cost(nb) for nb in batches[-1][:-1]) < total / 3
+        assert sum(cost(nb) for nb in batches[-1]) >= total / 3 or not left
+    assert [nb for batch in batches for nb in batch] == queue
+    assert 2 < len(batches) < len(queue) / 2

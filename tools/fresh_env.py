@@ -113,10 +113,11 @@ def _failed(part: dict) -> int:
 
 def next_batch(queue: list[str], workers: int) -> list[str]:
     """Take from the head of ``queue`` (longest first) the next batch of a free worker:
-    chapters worth at least ``1 / (2 * workers)`` of the cost left, so batches shrink as
-    the queue empties and the workers finish together (guided self-scheduling)."""
+    chapters worth at least ``1 / (workers + 1)`` of the cost left, so batches shrink as
+    the queue empties and the workers finish together (guided self-scheduling); for two
+    workers and the book's 17 chapters, 7 pytest processes."""
     left, batch, taken = sum(cost(nb) for nb in queue), [], 0
-    while queue and (not batch or taken < left / (2 * workers)):
+    while queue and (not batch or taken < left / (workers + 1)):
         batch.append(queue.pop(0))
         taken += cost(batch[-1])
     return batch
