@@ -251,12 +251,20 @@ RESULT = STAGES / "fresh-result.json"
 
 
 def main() -> int:
-    """Run the fresh environment and write its result (the tests judge it)."""
+    """Run the fresh environment, write its result (the tests judge it) and remove it.
+
+    The environment and the copy of the repository (1.6 GB) go once the result, which
+    holds every log and report the tests read, is written.
+    """
     import tempfile
 
-    result = run(Path(tempfile.mkdtemp(prefix="fresh-env-")))
-    RESULT.parent.mkdir(parents=True, exist_ok=True)
-    RESULT.write_text(json.dumps({**result, "venv": str(result["venv"])}, indent=1))
+    work = Path(tempfile.mkdtemp(prefix="fresh-env-"))
+    try:
+        result = run(work)
+        RESULT.parent.mkdir(parents=True, exist_ok=True)
+        RESULT.write_text(json.dumps({**result, "venv": str(result["venv"])}, indent=1))
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     print(f"fresh environment: nbval exit {result['returncode']}, {result['times']}")
     return 0
 
