@@ -9,7 +9,7 @@ top-level package the chapter's code cells import must be either
   stack every Colab runtime has), or
 * checked by the cell's ``find_spec`` and installed by its ``%pip`` line, or
 * a declared dependency of a distribution that line installs (``ensemble_ref``
-  brings numpy and scipy, ``myst-nb`` IPython, ``distributed`` dask).
+  brings numpy and scipy, ``ensembles_verified`` IPython, ``distributed`` dask).
 
 Chapters known to lack a package are listed in ``KNOWN_MISSING`` (reported, for the
 chapter's author to add to the install cell); the test is then expected to fail
