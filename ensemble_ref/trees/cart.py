@@ -79,7 +79,7 @@ from ..math import importance
 from .cart_growth import ClassCounts, GrowParams, SquaredError, grow
 from .coded_criteria import CodedClassCounts, CodedSquaredError
 from .coded_growth import grow_coded
-from .engine import SortedColumns, stacked, to_float32
+from .engine import SortedColumns, descend, stacked, to_float32
 from .tree_arrays import TREE_LEAF
 from .value_codes import value_codes
 
@@ -162,12 +162,8 @@ class Tree:
         """
         X32 = np.asarray(X32, dtype=np.float32)
         feature, threshold, children = self._routing()
-        flat, base = X32.ravel(), np.arange(X32.shape[0]) * X32.shape[1]
-        node = np.zeros(X32.shape[0], dtype=np.intp)
-        for _ in range(self.max_depth):
-            go_left = flat.take(base + feature.take(node)) <= threshold.take(node)  # x_j <= s goes left
-            node = children.take(2 * node + 1 - go_left)
-        return node
+        start, root = np.arange(X32.shape[0]) * X32.shape[1], np.zeros(X32.shape[0], dtype=np.intp)
+        return descend(X32.ravel(), start, root, feature, threshold, children, self.max_depth)
 
     def _routing(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``feature``, ``threshold`` and the children interleaved (left, right) per node, with

@@ -38,7 +38,7 @@ import numpy as np
 from .binning import distinct_sorted, feature_codes, feature_cuts, sorted_present
 from .second_order_rules import MIN_BRACKET, round32
 
-__all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32", "midpoint32",
+__all__ = ["FEATURE_THRESHOLD", "SortedColumns", "Codes", "presort", "to_float32", "midpoint32", "descend",
            "segment_ranges", "exact_integers", "partition", "stacked", "block_cumsum",
            "segment_prefix_sums", "segment_ids", "segment_argmax", "row_blocks", "Scratch", "masked_eval", "round32",
            "child_key_type", "MISSING", "MIN_BRACKET"]
@@ -59,6 +59,17 @@ def to_float32(X: np.ndarray, name: str = "X") -> np.ndarray:
 def midpoint32(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """scikit-learn's threshold between two float32 values: ``lo/2 + hi/2`` in float64."""
     return lo.astype(np.float64) / 2.0 + hi.astype(np.float64) / 2.0
+
+
+def descend(flat: np.ndarray, base: np.ndarray, node: np.ndarray, feature: np.ndarray,
+            threshold: np.ndarray, children: np.ndarray, steps: int) -> np.ndarray:
+    """Move rows down a tree ``steps`` levels, all together: the row whose float32 values
+    start at ``flat[base[i]]`` goes from ``node[i]`` to its left child when ``x_j <= s``, else
+    to its right one; ``children`` holds (left, right) per node, a leaf its own child."""
+    for _ in range(steps):
+        go_left = flat.take(base + feature.take(node)) <= threshold.take(node)  # x_j <= s goes left
+        node = children.take(2 * node + 1 - go_left)
+    return node
 
 
 # --- presorting and segments -------------------------------------------------------------------

@@ -1,8 +1,9 @@
 """The leaves of many trees at once: an ensemble's rows descend all its trees together.
 
 :meth:`ensemble_ref.trees.cart.Tree.apply` moves every row of one tree down one level per
-step, a few NumPy calls a step. An ensemble that asks each of its trees in turn pays those
-calls once per tree; on a few hundred rows the calls, not the arithmetic, are the cost.
+step (:func:`~ensemble_ref.trees.engine.descend`), a few NumPy calls a step. An ensemble
+that asks each of its trees in turn pays those calls once per tree; on a few hundred rows
+the calls, not the arithmetic, are the cost.
 Here the nodes of a group of trees are laid end to end (each tree's children shifted by the
 nodes before it) and the pairs (tree, row) descend together: the same comparisons
 (``x_j <= s`` goes left, ``x`` in float32, a leaf its own child) and so the same leaves,
@@ -17,7 +18,7 @@ from typing import Iterator, Sequence
 import numpy as np
 
 from .cart import DecisionTreeClassifier, DecisionTreeRegressor
-from .engine import to_float32
+from .engine import descend, to_float32
 
 __all__ = ["PAIRS", "tree_leaves", "tree_values", "package_trees"]
 
@@ -55,10 +56,8 @@ def _descend(trees: list, flat: np.ndarray, d: int, rows: list[np.ndarray]) -> l
     children = np.concatenate([r[2] + o for r, o in zip(routes, offset)])
     lengths = [r.size for r in rows]
     base = np.concatenate(rows) * d
-    node = np.repeat(offset, lengths)
-    for _ in range(max(tree.max_depth for tree in trees)):
-        go_left = flat.take(base + feature.take(node)) <= threshold.take(node)  # x_j <= s goes left
-        node = children.take(2 * node + 1 - go_left)
+    node = descend(flat, base, np.repeat(offset, lengths), feature, threshold, children,
+                   max(tree.max_depth for tree in trees))
     bounds = np.concatenate([[0], np.cumsum(lengths)]).tolist()
     return [node[lo:hi] - o for lo, hi, o in zip(bounds[:-1], bounds[1:], offset)]
 
