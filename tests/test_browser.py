@@ -14,8 +14,9 @@ browser downloads are never used). For each page the test asserts that
 * every request goes to 127.0.0.1 (MathJax and its fonts included) and succeeds;
   any other request is aborted and reported.
 
-* no element is wider than its column, at 1,400 px and at 412 px (a phone), over the
-  whole height of the page: the page does not scroll sideways, no element of the
+* no element is wider than its column, at 412 px (a phone: every page is loaded at that
+  width) and at 1,400 px (the same page widened, as a window is), over the whole height of
+  the page: the page does not scroll sideways, no element of the
   article sticks out of it (a formula included: one wider than its line must scroll
   inside it), and no box inside it scrolls sideways (formulas and tables excepted);
 * every figure that moves (a slider of ``ensembles_verified.frames``) works from the
@@ -478,6 +479,12 @@ def slider_problems(page) -> tuple[list[str], int]:
     return problems, roots.count()
 
 
+def foreign_requests(urls: list[str]) -> list[str]:
+    """The requests among ``urls`` that went to a host other than the local server."""
+    return [f"request to another host: {url}" for url in urls
+            if urlsplit(url).scheme in ("http", "https", "ws", "wss") and urlsplit(url).hostname != HOST]
+
+
 def chapter_screenshot(page, path: Path) -> None:
     """One screen centred on the page's first displayed formula (a full page costs seconds)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -523,11 +530,7 @@ def check_page(tab: Tab, server: LocalServer, relpath: str,
             problems.append(f"broken link: {href} (no file {target.relative_to(server.root)})")
         elif fragment and target.suffix == ".html" and unquote(fragment) not in anchors_of(target):
             problems.append(f"broken anchor: {href}")
-    # Network.
-    for url in requests:
-        parts = urlsplit(url)
-        if parts.scheme in ("http", "https", "ws", "wss") and parts.hostname != HOST:
-            problems.append(f"request to another host: {url}")
+    problems += foreign_requests(requests)
     info["requests"] = requests
     return list(dict.fromkeys(problems)), info
 
@@ -642,6 +645,7 @@ def check_pages(context, server: LocalServer, pages: list[str], chapters: set[st
         # cost time) and checked at that width, where axe-core runs last.
         tab.page.set_viewport_size({"width": NARROW, "height": 900})
         problems, info = check_page(tab, server, relpath)
+        events, fetched = len(tab.problems), len(tab.requests)  # what the tab recorded so far
         typeset += info["containers"]
         sliders[relpath] = info["sliders"]
         mathjax_requests += sum("/mathjax/" in url for url in info["requests"])
@@ -657,6 +661,9 @@ def check_pages(context, server: LocalServer, pages: list[str], chapters: set[st
                 tab.page.screenshot(path=str(ARTIFACTS / f"{stem}__{WIDE}.png"), full_page=True,
                                      timeout=120_000)
         problems += accessibility_problems(tab.page, axe, tab.contrast_checked)  # thins the formulas
+        # errors, failed requests and requests to other hosts while the page was laid out
+        # again, shot and audited
+        problems += tab.problems[events:] + foreign_requests(tab.requests[fetched:])
         if problems:
             failures[relpath] = problems
     tab.close()

@@ -61,3 +61,14 @@ def test_glue_text_refuses_what_is_not_text():
         glue_text(version=2.1)
     with pytest.raises(TypeError, match="glue_numbers"):
         glue_text(n=np.float64(1.0))
+
+
+def test_glue_text_glues_a_numpy_string_as_its_text_and_nothing_when_a_value_is_refused():
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    assert outputs(lambda: glue_text(side=np.str_("left"))) == outputs(lambda: glue_text(side="left"))
+    InteractiveShell.instance()
+    with capture_output() as captured, pytest.raises(TypeError, match="second must be"):
+        glue_text(first="fine", second=3)
+    assert captured.outputs == []

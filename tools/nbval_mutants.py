@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import tempfile
 import time
@@ -111,12 +112,15 @@ def _finish(item) -> None:
         return
     kernel = item.parent.kernel
     failed = _report["cells"].get(path.name, {}).get("failed", 0)
-    if failed or not kernel.is_alive():  # the unmutated chapter failed: its mutants prove nothing
-        _report["mutants"] += [mutate_book.result(m, {"killed": False, "raised": ""}, "not run: "
-                                                  "the chapter itself failed") for m in state["mutants"]]
-        return
-    report = json.loads(run_aside(kernel, mutate_book.FINISH).strip().splitlines()[-1])
-    _report["mutants"] += mutate_book.collect(_chapter(path), state["mutants"], report)
+    try:
+        if failed or not kernel.is_alive():  # the unmutated chapter failed: its mutants prove nothing
+            _report["mutants"] += [mutate_book.result(m, {"killed": False, "raised": ""}, "not run: "
+                                                      "the chapter itself failed") for m in state["mutants"]]
+            return
+        report = json.loads(run_aside(kernel, mutate_book.FINISH).strip().splitlines()[-1])
+        _report["mutants"] += mutate_book.collect(_chapter(path), state["mutants"], report)
+    finally:
+        shutil.rmtree(state["results"], ignore_errors=True)  # the mutants' result files, read
 
 
 def pytest_sessionfinish(session):

@@ -7,11 +7,13 @@ window.addEventListener("beforeprint", () => {
 // An inline formula wider than its line (a phone) scrolls sideways inside the line
 // instead of running off the page; one that fits is left as MathJax set it.
 function fitWideMath() {
-  document.querySelectorAll("article mjx-container:not([display])").forEach((m) => {
-    m.classList.remove("ev-wide-math");
+  const formulas = Array.from(document.querySelectorAll("article mjx-container:not([display])"));
+  formulas.forEach((m) => m.classList.remove("ev-wide-math"));  // all written, then all read:
+  const wide = formulas.filter((m) => {                          // one layout, not one per formula
     const line = m.closest("p, li, dd, dt, td, th, figcaption, div") || document.body;
-    if (m.getBoundingClientRect().width > line.clientWidth) m.classList.add("ev-wide-math");
+    return m.getBoundingClientRect().width > line.clientWidth;
   });
+  wide.forEach((m) => m.classList.add("ev-wide-math"));
 }
 // Measured again whenever the article's width changes: a window resized or a phone turned,
 // and the theme's sidebars shown or hidden after it (the article narrows without a resize).
@@ -26,11 +28,11 @@ window.addEventListener("load", () => {
   (startup && startup.promise ? startup.promise : Promise.resolve()).then(() => {
     fitWideMath();
     const article = document.querySelector("article");
-    if (!article || !window.ResizeObserver) return;
+    if (!article) return;
+    if (!window.ResizeObserver) { window.addEventListener("resize", queueFit); return; }
     let width = article.clientWidth;
     new ResizeObserver(() => {
       if (article.clientWidth !== width) { width = article.clientWidth; queueFit(); }
     }).observe(article);
   });
 });
-window.addEventListener("resize", queueFit);

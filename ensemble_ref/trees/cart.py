@@ -162,8 +162,8 @@ class Tree:
         """
         X32 = np.asarray(X32, dtype=np.float32)
         feature, threshold, children = self._routing()
-        start, root = np.arange(X32.shape[0]) * X32.shape[1], np.zeros(X32.shape[0], dtype=np.intp)
-        return descend(X32.ravel(), start, root, feature, threshold, children, self.max_depth)
+        base, root = np.arange(X32.shape[0]) * X32.shape[1], np.zeros(X32.shape[0], dtype=np.intp)
+        return descend(X32.ravel(), base, root, feature, threshold, children, self.max_depth)
 
     def _routing(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``feature``, ``threshold`` and the children interleaved (left, right) per node, with

@@ -63,9 +63,14 @@ def midpoint32(lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
 
 def descend(flat: np.ndarray, base: np.ndarray, node: np.ndarray, feature: np.ndarray,
             threshold: np.ndarray, children: np.ndarray, steps: int) -> np.ndarray:
-    """Move rows down a tree ``steps`` levels, all together: the row whose float32 values
-    start at ``flat[base[i]]`` goes from ``node[i]`` to its left child when ``x_j <= s``, else
-    to its right one; ``children`` holds (left, right) per node, a leaf its own child."""
+    """Move rows down a tree ``steps`` levels, all together.
+
+    Row ``i`` has its float32 values at ``flat[base[i]:]`` and stands at ``node[i]``; a step
+    sends it to the left child when ``x_j <= s`` (``j = feature[node]``, ``s =
+    threshold[node]``), else to the right one (a NaN goes right). ``children`` holds the
+    (left, right) pair of every node, a leaf its own child on both sides, and a leaf's
+    ``feature`` must be a valid column (``Tree._routing`` sets 0). Returns the nodes reached.
+    """
     for _ in range(steps):
         go_left = flat.take(base + feature.take(node)) <= threshold.take(node)  # x_j <= s goes left
         node = children.take(2 * node + 1 - go_left)

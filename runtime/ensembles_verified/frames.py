@@ -168,8 +168,9 @@ def slider_figure(draw: Callable[[Any, Any], None], values: Sequence[Any], *, na
         draw(axes, value)
         png, size = _png(fig)
         frames.append(png)
-        if k == 0:  # the layout of the first frame serves them all (the axes' limits are fixed),
-            fig.set_layout_engine(None)  # the frames do not jump, and are not laid out again
+        if k == 0:  # the layout of the first frame serves them all (the axes' limits are fixed):
+            with plt.rc_context({"figure.autolayout": False, "figure.constrained_layout.use": False}):
+                fig.set_layout_engine(None)  # the frames do not jump, and are not laid out again
     plt.close(fig)
     if len(set(frames)) == 1:
         raise ValueError(f"the {len(frames)} frames of '{name}' are all the same picture: "

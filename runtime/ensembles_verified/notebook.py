@@ -56,11 +56,12 @@ def glue_text(**values: Any) -> None:
     """
     from IPython.display import Markdown
 
-    for name, value in values.items():
+    for name, value in values.items():  # every value checked before any is glued
         if not isinstance(value, str | Markdown):
             raise TypeError(f"{name} must be a str or an IPython.display.Markdown, got "
                             f"{type(value).__name__} (glue numbers with glue_numbers).")
-        _glue(name, value)
+    for name, value in values.items():
+        _glue(name, value if isinstance(value, Markdown) else str(value))  # np.str_ as its text
 
 
 def member_outputs(ensemble: Any, X: Any, method: str = "predict_proba") -> np.ndarray:
